@@ -1,0 +1,104 @@
+import type { OrderSnapshot, OrderStatusChanged, StreamItem } from './order-events';
+import { ResetReason } from './order-events';
+import { OrderStatus } from './order-status';
+
+/**
+ * Mapping between the domain types and the messages of proto/order_status.proto as
+ * @grpc/proto-loader presents them (camelCase fields, enums as numbers, longs as numbers).
+ */
+export const PROTO_STATUS: Readonly<Record<OrderStatus, number>> = {
+  [OrderStatus.Created]: 1,
+  [OrderStatus.Paid]: 2,
+  [OrderStatus.Packed]: 3,
+  [OrderStatus.Shipped]: 4,
+  [OrderStatus.OutForDelivery]: 5,
+  [OrderStatus.Delivered]: 6,
+  [OrderStatus.Cancelled]: 7,
+};
+
+const STATUS_BY_PROTO = new Map<number, OrderStatus>(
+  Object.entries(PROTO_STATUS).map(([status, n]) => [n, status as OrderStatus]),
+);
+
+const PROTO_RESET_REASON: Readonly<Record<ResetReason, number>> = {
+  [ResetReason.BeyondRetention]: 1,
+  [ResetReason.AheadOfLastSeq]: 2,
+  [ResetReason.Gap]: 1,
+};
+
+/** Undefined for UNSPECIFIED or unknown numbers: the caller reports InvalidArgument. */
+export function statusFromProto(value: unknown): OrderStatus | undefined {
+  return typeof value === 'number' ? STATUS_BY_PROTO.get(value) : undefined;
+}
+
+export interface ProtoOrderStatusChanged {
+  orderId: string;
+  seq: number;
+  status: number;
+  publishedAtUs: number;
+  padding?: Buffer;
+}
+
+export interface ProtoOrderSnapshot {
+  orderId: string;
+  status: number;
+  lastSeq: number;
+  updatedAtUs: number;
+}
+
+export type ProtoSubscribeResponse =
+  { event: ProtoOrderStatusChanged } | { reset: { reason: number; snapshot: ProtoOrderSnapshot } };
+
+export function eventToProto(e: OrderStatusChanged): ProtoOrderStatusChanged {
+  const msg: ProtoOrderStatusChanged = {
+    orderId: e.orderId,
+    seq: e.seq,
+    status: PROTO_STATUS[e.status],
+    publishedAtUs: e.publishedAtUs,
+  };
+  if (e.padding) msg.padding = Buffer.from(e.padding, 'latin1');
+  return msg;
+}
+
+export function snapshotToProto(s: OrderSnapshot): ProtoOrderSnapshot {
+  return {
+    orderId: s.orderId,
+    status: PROTO_STATUS[s.status],
+    lastSeq: s.lastSeq,
+    updatedAtUs: s.updatedAtUs,
+  };
+}
+
+export function streamItemToProto(item: StreamItem): ProtoSubscribeResponse {
+  if (item.kind === 'event') return { event: eventToProto(item.event) };
+  return {
+    reset: {
+      reason: PROTO_RESET_REASON[item.reset.reason],
+      snapshot: snapshotToProto(item.reset.snapshot),
+    },
+  };
+}
+
+export function eventFromProto(m: ProtoOrderStatusChanged): OrderStatusChanged {
+  const status = statusFromProto(m.status);
+  if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
+  const padding = m.padding && m.padding.length > 0 ? m.padding.toString('latin1') : undefined;
+  return {
+    orderId: m.orderId,
+    seq: Number(m.seq),
+    status,
+    publishedAtUs: Number(m.publishedAtUs),
+    ...(padding ? { padding } : {}),
+  };
+}
+
+export function snapshotFromProto(m: ProtoOrderSnapshot): OrderSnapshot {
+  const status = statusFromProto(m.status);
+  if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
+  return {
+    orderId: m.orderId,
+    status,
+    lastSeq: Number(m.lastSeq),
+    updatedAtUs: Number(m.updatedAtUs),
+  };
+}

@@ -1,0 +1,36 @@
+import { ErrorCode, GatewayError } from './gateway-error';
+
+/** Order ids: 1-64 characters of [A-Za-z0-9_-], starting with a letter or digit. */
+export const ORDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const ORDER_ID_MAX_LENGTH = 64;
+
+/** Largest padding a publish may ask for (payload-size experiments, not bulk data). */
+export const MAX_PADDING_BYTES = 64 * 1024;
+
+export function isValidOrderId(value: unknown): value is string {
+  return typeof value === 'string' && ORDER_ID_PATTERN.test(value);
+}
+
+export function parseOrderId(value: unknown): string {
+  if (!isValidOrderId(value)) {
+    throw new GatewayError(
+      ErrorCode.InvalidArgument,
+      `orderId must match ${ORDER_ID_PATTERN.source} (1-${ORDER_ID_MAX_LENGTH} characters)`,
+    );
+  }
+  return value;
+}
+
+const DIGITS = /^\d{1,15}$/;
+
+/**
+ * Parses a resume cursor (`after`, `Last-Event-ID`, `afterSeq`): a non-negative integer,
+ * given as a number or a string of digits. Absent means 0 (from the start of retention).
+ * Anything else is an InvalidArgument naming `name`, never a silent 0.
+ */
+export function parseSeq(value: unknown, name: string): number {
+  if (value === undefined || value === null || value === '') return 0;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  if (typeof value === 'string' && DIGITS.test(value)) return Number(value);
+  throw new GatewayError(ErrorCode.InvalidArgument, `${name} must be a non-negative integer`);
+}

@@ -1,0 +1,37 @@
+import { ResetReason } from '@app/contracts';
+import { OverflowPolicy } from './bus-options';
+
+/**
+ * Monotonic counters kept by the bus. Plain numbers, so the library needs no metrics
+ * dependency; the service's metrics module reads them at scrape time.
+ */
+export class BusStats {
+  /** Events received from the store and fanned out. */
+  eventsIngested = 0;
+  /** Events received twice from the store (already seen seq), ignored. */
+  duplicatesIgnored = 0;
+  /** Items handed to a transport's sink. */
+  itemsDelivered = 0;
+  /** Events replayed to resuming subscribers. */
+  eventsReplayed = 0;
+  /** Events dropped by a full subscriber queue, by policy. */
+  readonly overflowDropped: Record<OverflowPolicy, number> = {
+    [OverflowPolicy.Conflate]: 0,
+    [OverflowPolicy.DropOldest]: 0,
+    [OverflowPolicy.Disconnect]: 0,
+  };
+  /** Queue overflows (each time the policy had to act), by policy. */
+  readonly overflows: Record<OverflowPolicy, number> = {
+    [OverflowPolicy.Conflate]: 0,
+    [OverflowPolicy.DropOldest]: 0,
+    [OverflowPolicy.Disconnect]: 0,
+  };
+  /** Resets sent, by reason. */
+  readonly resets: Record<ResetReason, number> = {
+    [ResetReason.BeyondRetention]: 0,
+    [ResetReason.AheadOfLastSeq]: 0,
+    [ResetReason.Gap]: 0,
+  };
+  /** Subscriptions opened with a non-zero resume point. */
+  resumes = 0;
+}

@@ -1,0 +1,20 @@
+import type { StreamEndReason, StreamItem } from '@app/contracts';
+
+/**
+ * What a transport gives the bus to deliver one subscription. The bus calls it in order,
+ * never concurrently, and stops writing while the transport is full.
+ */
+export interface DeliverySink {
+  /**
+   * Writes one item. Returns false when the transport's buffer is full
+   * (`res.write()`/`call.write()` returned false): the bus then waits for `onDrain`.
+   */
+  write(item: StreamItem): boolean;
+  /** Registers a one-shot callback for when the transport can take more. */
+  onDrain(resume: () => void): void;
+  /**
+   * The bus ended the subscription (terminal status, overflow under `disconnect`, ...).
+   * The subscription is already released; the transport closes its stream.
+   */
+  end(reason: StreamEndReason): void;
+}

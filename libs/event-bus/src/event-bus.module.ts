@@ -1,0 +1,83 @@
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
+import type { EventBusOptions } from './bus-options';
+import { OrderEventBus } from './event-bus';
+import { InMemoryOrderStore } from './in-memory-order-store';
+import { OrderStore } from './order-store';
+import { OrderSimulator } from './simulator';
+
+export const EVENT_BUS_OPTIONS = Symbol('EVENT_BUS_OPTIONS');
+
+export interface EventBusModuleOptions extends EventBusOptions {
+  /** The store; the embedded in-memory store when omitted. */
+  store?: OrderStore;
+}
+
+export interface EventBusModuleAsyncOptions {
+  imports?: DynamicModule['imports'];
+  inject?: (string | symbol | (abstract new (...args: never[]) => unknown))[];
+  useFactory: (...args: never[]) => EventBusModuleOptions | Promise<EventBusModuleOptions>;
+}
+
+/** Starts the bus with the application and stops it (and the simulator) on shutdown. */
+@Injectable()
+class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(OrderSimulator) private readonly simulator: OrderSimulator,
+    @Inject(OrderStore) private readonly store: OrderStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.bus.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.simulator.stop();
+    this.bus.stop();
+    if (this.store instanceof InMemoryOrderStore) this.store.close();
+  }
+}
+
+/**
+ * Provides the store, the bus and the simulator to the whole application (global), each
+ * under its class as DI token so transports depend on the abstraction only.
+ */
+@Module({})
+export class EventBusModule {
+  static forRootAsync(opts: EventBusModuleAsyncOptions): DynamicModule {
+    const providers: Provider[] = [
+      { provide: EVENT_BUS_OPTIONS, useFactory: opts.useFactory, inject: opts.inject ?? [] },
+      {
+        provide: OrderStore,
+        useFactory: (o: EventBusModuleOptions) => o.store ?? new InMemoryOrderStore(),
+        inject: [EVENT_BUS_OPTIONS],
+      },
+      {
+        provide: OrderEventBus,
+        useFactory: (store: OrderStore, o: EventBusModuleOptions) => new OrderEventBus(store, o),
+        inject: [OrderStore, EVENT_BUS_OPTIONS],
+      },
+      {
+        provide: OrderSimulator,
+        useFactory: (store: OrderStore) => new OrderSimulator(store),
+        inject: [OrderStore],
+      },
+      EventBusLifecycle,
+    ];
+    return {
+      module: EventBusModule,
+      global: true,
+      imports: opts.imports ?? [],
+      providers,
+      exports: [OrderStore, OrderEventBus, OrderSimulator],
+    };
+  }
+}
