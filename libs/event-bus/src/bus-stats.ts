@@ -34,4 +34,22 @@ export class BusStats {
   };
   /** Subscriptions opened with a non-zero resume point. */
   resumes = 0;
+  /** Items delivered, by transport label (`grpc`, `sse`, `ws`, `long-poll`, ...). */
+  readonly deliveredByTransport = new Map<string, number>();
+  /** Open subscriptions, by transport label. */
+  readonly subscriptionsByTransport = new Map<string, number>();
+  /** Open client connections, by transport label (reported by the transports). */
+  readonly connectionsByTransport = new Map<string, number>();
+
+  connectionOpened(transport: string): void {
+    bump(this.connectionsByTransport, transport, 1);
+  }
+
+  connectionClosed(transport: string): void {
+    bump(this.connectionsByTransport, transport, -1);
+  }
+}
+
+export function bump(map: Map<string, number>, key: string, by: number): void {
+  map.set(key, (map.get(key) ?? 0) + by);
 }

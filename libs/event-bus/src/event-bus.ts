@@ -16,7 +16,7 @@ import {
   type OverflowPolicy,
   type ResolvedEventBusOptions,
 } from './bus-options';
-import { BusStats } from './bus-stats';
+import { BusStats, bump } from './bus-stats';
 import type { DeliverySink } from './delivery-sink';
 import { OrderStore } from './order-store';
 import { ReplayRing } from './replay-ring';
@@ -24,6 +24,8 @@ import { Subscriber, type BusSubscription } from './subscriber';
 
 /** Per-subscription overrides of the bus defaults (a transport may want a deeper queue). */
 export interface OpenOptions {
+  /** Label for per-transport metrics. @default 'internal' */
+  transport?: string;
   queueCapacity?: number;
   overflowPolicy?: OverflowPolicy;
 }
@@ -120,8 +122,10 @@ export class OrderEventBus {
     opts: OpenOptions = {},
   ): Promise<BusSubscription> {
     const ch = this.channel(orderId);
+    const transport = opts.transport ?? 'internal';
     const sub = new Subscriber(
       orderId,
+      transport,
       sink,
       opts.queueCapacity ?? this.options.queueCapacity,
       opts.overflowPolicy ?? this.options.overflowPolicy,
@@ -132,6 +136,7 @@ export class OrderEventBus {
     // read are parked in the subscriber and reconciled by seq in startLive().
     ch.subscribers.add(sub);
     this.total++;
+    bump(this.stats.subscriptionsByTransport, transport, 1);
     if (afterSeq > 0) this.stats.resumes++;
     try {
       const snapshot = ch.snapshot ?? (await this.store.getSnapshot(orderId));
@@ -197,7 +202,10 @@ export class OrderEventBus {
 
   private release(orderId: string, sub: Subscriber): void {
     const ch = this.channels.get(orderId);
-    if (ch?.subscribers.delete(sub)) this.total--;
+    if (ch?.subscribers.delete(sub)) {
+      this.total--;
+      bump(this.stats.subscriptionsByTransport, sub.transport, -1);
+    }
     // A channel opened for an unknown order holds nothing worth keeping.
     if (ch && ch.subscribers.size === 0 && ch.snapshot === undefined) this.channels.delete(orderId);
   }

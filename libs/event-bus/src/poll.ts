@@ -9,6 +9,8 @@ export interface PollOptions {
   waitMs: number;
   /** Most items in one response; the client asks again for the rest. @default 100 */
   maxBatch?: number;
+  /** Label for per-transport metrics. @default 'long-poll' */
+  transport?: string;
   /** Aborted when the client goes away: the bus subscription is released at once. */
   signal?: AbortSignal;
 }
@@ -45,21 +47,26 @@ export async function pollOnce(
     setImmediate(() => settle?.());
   };
 
-  const sub = await bus.open(orderId, afterSeq, {
-    write(item) {
-      items.push(item);
-      finishSoon();
-      // Returning false stops the pump: the rest stays for the next poll.
-      return items.length < maxBatch;
+  const sub = await bus.open(
+    orderId,
+    afterSeq,
+    {
+      write(item) {
+        items.push(item);
+        finishSoon();
+        // Returning false stops the pump: the rest stays for the next poll.
+        return items.length < maxBatch;
+      },
+      onDrain() {
+        // Never resumed: this subscription ends with the response.
+      },
+      end(reason: StreamEndReason) {
+        completed = reason === 'completed';
+        finishSoon();
+      },
     },
-    onDrain() {
-      // Never resumed: this subscription ends with the response.
-    },
-    end(reason: StreamEndReason) {
-      completed = reason === 'completed';
-      finishSoon();
-    },
-  });
+    { transport: opts.transport ?? 'long-poll' },
+  );
 
   let timer: NodeJS.Timeout | undefined;
   const onAbort = () => settle?.();

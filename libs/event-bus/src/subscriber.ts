@@ -7,7 +7,7 @@ import {
 } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import type { OverflowPolicy } from './bus-options';
-import type { BusStats } from './bus-stats';
+import { bump, type BusStats } from './bus-stats';
 import type { DeliverySink } from './delivery-sink';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
@@ -42,6 +42,7 @@ export class Subscriber implements BusSubscription {
 
   constructor(
     readonly orderId: string,
+    readonly transport: string,
     private readonly sink: DeliverySink,
     capacity: number,
     private readonly policy: OverflowPolicy,
@@ -149,6 +150,7 @@ export class Subscriber implements BusSubscription {
       const item = this.next();
       if (item === undefined) break;
       this.stats.itemsDelivered++;
+      bump(this.stats.deliveredByTransport, this.transport, 1);
       if (!this.sink.write(item)) {
         if (this.closed) return;
         this.waitingForDrain = true;

@@ -1,0 +1,142 @@
+import {
+  DEFAULT_OVERFLOW_POLICY,
+  DEFAULT_QUEUE_CAPACITY,
+  DEFAULT_RING_MAX_AGE_MS,
+  DEFAULT_RING_SIZE,
+  OVERFLOW_POLICIES,
+  type OverflowPolicy,
+} from '@app/event-bus';
+import { EnvReader, type Env } from './env-schema';
+
+/**
+ * Every setting of the service, read once from the environment at start-up. The README's
+ * configuration table lists the same variables, defaults and ranges.
+ */
+export interface AppConfig {
+  readonly host: string;
+  /** Plain HTTP/1.1 (0: any free port). */
+  readonly httpPort: number;
+  /** TLS with ALPN h2 and http/1.1 (0: any free port; -1: disabled). */
+  readonly httpsPort: number;
+  readonly grpcPort: number;
+  readonly tls: {
+    readonly certFile?: string;
+    readonly keyFile?: string;
+    readonly devCertDir: string;
+  };
+  readonly http: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly h2SessionTimeoutMs: number;
+    readonly bodyLimitBytes: number;
+  };
+  readonly bus: {
+    readonly ringSize: number;
+    readonly ringMaxAgeMs: number;
+    readonly queueCapacity: number;
+    readonly overflowPolicy: OverflowPolicy;
+  };
+  readonly simulator: {
+    readonly enabled: boolean;
+    readonly orders: number;
+    readonly ratePerOrder: number;
+    readonly paddingBytes: number;
+    readonly eventsPerStatus: number;
+  };
+  readonly adminEnabled: boolean;
+  readonly sse: { readonly heartbeatMs: number; readonly retryMs: number };
+  readonly longPoll: {
+    readonly defaultWaitS: number;
+    readonly maxWaitS: number;
+    readonly maxBatch: number;
+  };
+  readonly grpc: {
+    readonly keepaliveTimeMs: number;
+    readonly keepaliveTimeoutMs: number;
+    readonly keepalivePermitWithoutCalls: boolean;
+    readonly minPingIntervalMs: number;
+    readonly maxConnectionAgeMs: number;
+    readonly maxConnectionAgeGraceMs: number;
+    readonly maxReceiveMessageBytes: number;
+  };
+  readonly ws: {
+    readonly pingIntervalMs: number;
+    readonly pingTimeoutMs: number;
+    readonly maxHttpBufferBytes: number;
+    readonly corsOrigins: readonly string[];
+  };
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+const MAX_PORT = 65_535;
+const HOUR_MS = 3_600_000;
+
+/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const r = new EnvReader(env);
+  const config: AppConfig = {
+    host: r.str('HOST', '127.0.0.1'),
+    httpPort: r.int('HTTP_PORT', 3000, 0, MAX_PORT),
+    httpsPort: r.int('HTTPS_PORT', 3443, -1, MAX_PORT),
+    grpcPort: r.int('GRPC_PORT', 50051, 0, MAX_PORT),
+    tls: {
+      certFile: r.optional('TLS_CERT_FILE'),
+      keyFile: r.optional('TLS_KEY_FILE'),
+      devCertDir: r.str('TLS_DEV_CERT_DIR', '.certs'),
+    },
+    http: {
+      headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
+      requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+      keepAliveTimeoutMs: r.int('HTTP_KEEPALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
+      h2SessionTimeoutMs: r.int('HTTP2_SESSION_TIMEOUT_MS', 120_000, 1_000, HOUR_MS),
+      bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 16_384, 256, 1_048_576),
+    },
+    bus: {
+      ringSize: r.int('BUS_RING_SIZE', DEFAULT_RING_SIZE, 1, 100_000),
+      ringMaxAgeMs: r.int('BUS_RING_MAX_AGE_MS', DEFAULT_RING_MAX_AGE_MS, 1_000, 24 * HOUR_MS),
+      queueCapacity: r.int('BUS_QUEUE_CAPACITY', DEFAULT_QUEUE_CAPACITY, 1, 100_000),
+      overflowPolicy: r.oneOf('BUS_OVERFLOW_POLICY', DEFAULT_OVERFLOW_POLICY, OVERFLOW_POLICIES),
+    },
+    simulator: {
+      enabled: r.bool('SIMULATOR_ENABLED', true),
+      orders: r.int('SIMULATOR_ORDERS', 20, 1, 100_000),
+      ratePerOrder: r.num('SIMULATOR_RATE', 0.5, 0.001, 1_000),
+      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536),
+      eventsPerStatus: r.int('SIMULATOR_EVENTS_PER_STATUS', 10, 1, 1_000_000),
+    },
+    adminEnabled: r.bool('ADMIN_ENABLED', true),
+    sse: {
+      heartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, 1_000, 300_000),
+      retryMs: r.int('SSE_RETRY_MS', 2_000, 100, 60_000),
+    },
+    longPoll: {
+      defaultWaitS: r.int('LONG_POLL_DEFAULT_WAIT_S', 30, 0, 300),
+      maxWaitS: r.int('LONG_POLL_MAX_WAIT_S', 60, 0, 300),
+      maxBatch: r.int('LONG_POLL_MAX_BATCH', 100, 1, 10_000),
+    },
+    grpc: {
+      keepaliveTimeMs: r.int('GRPC_KEEPALIVE_TIME_MS', 30_000, 1_000, HOUR_MS),
+      keepaliveTimeoutMs: r.int('GRPC_KEEPALIVE_TIMEOUT_MS', 10_000, 1_000, HOUR_MS),
+      keepalivePermitWithoutCalls: r.bool('GRPC_KEEPALIVE_PERMIT_WITHOUT_CALLS', true),
+      minPingIntervalMs: r.int('GRPC_MIN_PING_INTERVAL_MS', 10_000, 1_000, HOUR_MS),
+      maxConnectionAgeMs: r.int('GRPC_MAX_CONNECTION_AGE_MS', 600_000, 1_000, 24 * HOUR_MS),
+      maxConnectionAgeGraceMs: r.int('GRPC_MAX_CONNECTION_AGE_GRACE_MS', 30_000, 0, HOUR_MS),
+      maxReceiveMessageBytes: r.int('GRPC_MAX_RECEIVE_BYTES', 65_536, 1_024, 4_194_304),
+    },
+    ws: {
+      pingIntervalMs: r.int('WS_PING_INTERVAL_MS', 25_000, 1_000, 600_000),
+      pingTimeoutMs: r.int('WS_PING_TIMEOUT_MS', 20_000, 1_000, 600_000),
+      maxHttpBufferBytes: r.int('WS_MAX_HTTP_BUFFER_BYTES', 16_384, 256, 1_048_576),
+      corsOrigins: r.list('WS_CORS_ORIGINS', ['http://localhost:3000', 'https://localhost:3443']),
+    },
+    logLevel: r.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent']),
+  };
+  if (config.longPoll.defaultWaitS > config.longPoll.maxWaitS) {
+    r.problems.push(
+      `LONG_POLL_DEFAULT_WAIT_S=${config.longPoll.defaultWaitS} must not exceed LONG_POLL_MAX_WAIT_S=${config.longPoll.maxWaitS}`,
+    );
+  }
+  r.assertValid();
+  return config;
+}

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { loadConfig } from './config/app-config';
+import { ConfigError } from './config/env-schema';
+import { startApp } from './bootstrap';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const running = await startApp(config);
+  const { http, https, grpc } = running.ports;
+  // One machine-readable line for scripts (the load test reads the ports from it).
+  process.stdout.write(
+    `${JSON.stringify({ event: 'listening', http, https, grpc, pid: process.pid })}\n`,
+  );
+  const logger = new Logger('OrderStatus');
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.log(`HTTP/1.1        http://${host}:${http}`);
+  if (https >= 0)
+    logger.log(
+      `HTTPS (h2, h1)  https://${host}:${https}${running.devCertificate ? ' (development certificate)' : ''}`,
+    );
+  logger.log(`gRPC            ${host}:${grpc}`);
+  if (config.simulator.enabled) {
+    logger.log(
+      `Simulator: ${config.simulator.orders} orders, ${config.simulator.ratePerOrder} events/s each. Try:`,
+    );
+    logger.log(`  curl -N http://${host}:${http}/v1/orders/order-1/stream`);
+    logger.log(`  curl 'http://${host}:${http}/v1/orders/order-1/events?after=0&wait=30'`);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received, closing`);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,14 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { OrdersController } from './orders.controller';
+import { SimulatorController } from './simulator.controller';
+
+@Module({})
+export class OrdersModule {
+  /** The admin (simulator) routes are only mounted when enabled. */
+  static register(opts: { adminEnabled: boolean }): DynamicModule {
+    return {
+      module: OrdersModule,
+      controllers: opts.adminEnabled ? [OrdersController, SimulatorController] : [OrdersController],
+    };
+  }
+}

@@ -1,0 +1,46 @@
+import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
+import { MAX_PADDING_BYTES } from '@app/contracts';
+
+/** Body of `PUT /v1/admin/simulator`: the schedule the load test (or a person) wants. */
+export class SimulatorScheduleDto {
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  orders!: number;
+
+  @IsNumber()
+  @Min(0.001)
+  @Max(1_000)
+  ratePerOrder!: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PADDING_BYTES)
+  paddingBytes?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  lifecycle?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  eventsPerStatus?: number;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$/)
+  prefix?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  durationMs?: number;
+
+  /** Start the clock at once (default), or leave the schedule ready for `POST .../start`. */
+  @IsOptional()
+  @IsBoolean()
+  autoStart?: boolean;
+}

@@ -1,0 +1,76 @@
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Transport, ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
+import {
+  ORDER_STATUS_PROTO_PACKAGE,
+  ORDER_STATUS_PROTO_PATH,
+  PROTO_LOADER_OPTIONS,
+} from '@app/contracts';
+import type { AppConfig } from '../../config/app-config';
+
+/**
+ * Nest's gRPC server strategy, plus the one thing it does not expose: the port grpc-js
+ * actually bound, so the service (and its tests) can listen on port 0.
+ */
+export class BoundServerGrpc extends ServerGrpc {
+  private port = 0;
+
+  constructor(private readonly grpcOptions: GrpcOptions['options']) {
+    super(grpcOptions);
+  }
+
+  get boundPort(): number {
+    return this.port;
+  }
+
+  /** Same construction as ServerGrpc.createClient, keeping the port bindAsync reports. */
+  override async createClient(): Promise<Server> {
+    const o = this.grpcOptions;
+    const options: ChannelOptions = {
+      ...o.channelOptions,
+      ...(o.maxReceiveMessageLength
+        ? { 'grpc.max_receive_message_length': o.maxReceiveMessageLength }
+        : {}),
+      ...this.getKeepaliveOptions(),
+    };
+    const server = new Server(options);
+    this.port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(
+        o.url ?? '127.0.0.1:0',
+        o.credentials ?? ServerCredentials.createInsecure(),
+        (err, port) => (err ? reject(err) : resolve(port)),
+      ),
+    );
+    return server;
+  }
+}
+
+/** The gRPC listener's options, all from config (see README, "gRPC keepalive"). */
+export function grpcServerOptions(config: AppConfig): GrpcOptions['options'] {
+  const g = config.grpc;
+  return {
+    url: `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.grpcPort}`,
+    package: ORDER_STATUS_PROTO_PACKAGE,
+    protoPath: ORDER_STATUS_PROTO_PATH,
+    loader: { ...PROTO_LOADER_OPTIONS },
+    maxReceiveMessageLength: g.maxReceiveMessageBytes,
+    keepalive: {
+      keepaliveTimeMs: g.keepaliveTimeMs,
+      keepaliveTimeoutMs: g.keepaliveTimeoutMs,
+      keepalivePermitWithoutCalls: g.keepalivePermitWithoutCalls ? 1 : 0,
+      // Clients pinging more often than this get GOAWAY ENHANCE_YOUR_CALM.
+      http2MinPingIntervalWithoutDataMs: g.minPingIntervalMs,
+    },
+    channelOptions: {
+      // Connections are closed (with GOAWAY) after this age so load balancers can
+      // rebalance; open streams get the grace period to finish.
+      'grpc.max_connection_age_ms': g.maxConnectionAgeMs,
+      'grpc.max_connection_age_grace_ms': g.maxConnectionAgeGraceMs,
+    },
+  };
+}
+
+export function createGrpcServer(config: AppConfig): BoundServerGrpc {
+  return new BoundServerGrpc(grpcServerOptions(config));
+}
+
+export { Transport };

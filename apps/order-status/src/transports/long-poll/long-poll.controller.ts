@@ -1,0 +1,103 @@
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import {
+  ErrorCode,
+  GatewayError,
+  parseOrderId,
+  parseSeq,
+  type OrderStatusChanged,
+  type StreamReset,
+} from '@app/contracts';
+import { OrderEventBus, pollOnce } from '@app/event-bus';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+
+const TRANSPORT = 'long-poll';
+
+/** A 200 answer: what came after `after`, and the cursor to send next time. */
+export interface PollBody {
+  readonly orderId: string;
+  readonly events: OrderStatusChanged[];
+  /** Present when the requested cursor could not be served without a gap. */
+  readonly reset?: StreamReset;
+  /** Send this as `after` on the next request. */
+  readonly next: number;
+  /** The order is finished: no further events will come. */
+  readonly completed: boolean;
+}
+
+/**
+ * `GET /v1/orders/:orderId/events?after=&wait=`: long-poll (and, with wait=0, the
+ * short-poll baseline). Answers 200 as soon as anything after `after` exists, 204 when
+ * `wait` seconds pass with nothing new. The hold is a normal bus subscription, released
+ * the moment the client goes away.
+ */
+@Controller('v1/orders')
+export class LongPollController {
+  constructor(
+    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get(':orderId/events')
+  async poll(
+    @Param('orderId') rawOrderId: string,
+    @Query('after') rawAfter: unknown,
+    @Query('wait') rawWait: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PollBody | undefined> {
+    const orderId = parseOrderId(rawOrderId);
+    const after = parseSeq(rawAfter, 'after');
+    const waitS = this.waitSeconds(rawWait);
+    void reply.header('cache-control', 'no-store');
+
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    };
+    reply.raw.on('close', onClose);
+    this.bus.stats.connectionOpened(TRANSPORT);
+    try {
+      const { items, completed } = await pollOnce(this.bus, orderId, after, {
+        waitMs: waitS * 1000,
+        maxBatch: this.config.longPoll.maxBatch,
+        signal: abort.signal,
+        transport: TRANSPORT,
+      });
+      if (items.length === 0 && !completed) {
+        void reply.status(204);
+        return undefined;
+      }
+      const events: OrderStatusChanged[] = [];
+      let reset: StreamReset | undefined;
+      let next = after;
+      for (const item of items) {
+        if (item.kind === 'event') {
+          events.push(item.event);
+          next = item.event.seq;
+        } else {
+          reset = item.reset;
+          next = item.reset.snapshot.lastSeq;
+        }
+      }
+      return { orderId, events, ...(reset ? { reset } : {}), next, completed };
+    } finally {
+      reply.raw.off('close', onClose);
+      this.bus.stats.connectionClosed(TRANSPORT);
+    }
+  }
+
+  /** `wait` in whole seconds, default and cap from config; 0 is the short-poll baseline. */
+  private waitSeconds(raw: unknown): number {
+    const { defaultWaitS, maxWaitS } = this.config.longPoll;
+    if (raw === undefined || raw === '') return defaultWaitS;
+    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw)) {
+      throw new GatewayError(
+        ErrorCode.InvalidArgument,
+        `wait must be an integer from 0 to ${maxWaitS}`,
+      );
+    }
+    // Capped, not rejected: a client asking for longer simply gets the longest hold.
+    return Math.min(Number(raw), maxWaitS);
+  }
+}
