@@ -24,7 +24,7 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      testTimeout: 30_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
     },
   ],
 };

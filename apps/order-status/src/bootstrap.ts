@@ -3,6 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import { ValidationPipe, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { StreamEndReason } from '@app/contracts';
 import { OrderEventBus, OrderSimulator, type OrderStore } from '@app/event-bus';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
@@ -28,6 +29,9 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+/** How long open connections get to finish their last writes on close. */
+const CLOSE_GRACE_MS = 1_000;
+
 const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[] | false> = {
   debug: ['debug', 'verbose', 'log', 'warn', 'error', 'fatal'],
   info: ['log', 'warn', 'error', 'fatal'],
@@ -43,7 +47,8 @@ const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[] | false> = {
  */
 export async function startApp(config: AppConfig, opts: StartOptions = {}): Promise<RunningApp> {
   const tls = await loadTlsMaterial(config.tls);
-  const { adapter, http } = createHttpServers(config, tls);
+  const servers = createHttpServers(config, tls);
+  const { adapter, http } = servers;
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, store: opts.store }),
     adapter,
@@ -90,8 +95,10 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     tlsCert: tls.cert,
     close: () =>
       (closing ??= (async () => {
+        // End every stream first (clients are told why), then the connections, then Nest.
+        bus.endAll(StreamEndReason.Shutdown);
         const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
-        http.closeAllConnections();
+        await servers.closeConnections(CLOSE_GRACE_MS);
         await app.close();
         await httpClosed;
       })()),

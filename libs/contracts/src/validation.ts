@@ -21,7 +21,8 @@ export function parseOrderId(value: unknown): string {
   return value;
 }
 
-const DIGITS = /^\d{1,15}$/;
+// 16 digits reach Number.MAX_SAFE_INTEGER; the safe-integer check below rejects the rest.
+const DIGITS = /^\d{1,16}$/;
 
 /**
  * Parses a resume cursor (`after`, `Last-Event-ID`, `afterSeq`): a non-negative integer,
@@ -31,6 +32,8 @@ const DIGITS = /^\d{1,15}$/;
 export function parseSeq(value: unknown, name: string): number {
   if (value === undefined || value === null || value === '') return 0;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && DIGITS.test(value)) return Number(value);
+  if (typeof value === 'string' && DIGITS.test(value) && Number.isSafeInteger(Number(value))) {
+    return Number(value);
+  }
   throw new GatewayError(ErrorCode.InvalidArgument, `${name} must be a non-negative integer`);
 }

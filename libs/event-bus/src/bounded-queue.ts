@@ -1,4 +1,4 @@
-import { isTerminalStatus, type StreamItem } from '@app/contracts';
+import { isTerminalStatus, ResetReason, type StreamItem, type StreamReset } from '@app/contracts';
 import { OverflowPolicy } from './bus-options';
 
 export type OfferResult =
@@ -44,7 +44,7 @@ export class BoundedQueue {
 
   /**
    * Adds an item. `{ accepted: false }` means the `disconnect` policy applies and the
-   * subscription must end; otherwise `dropped` counts the events it discarded.
+   * subscription must end; otherwise `dropped` counts the items it discarded.
    */
   offer(item: StreamItem): OfferResult {
     if (this.items.length < this.capacity) {
@@ -56,19 +56,57 @@ export class BoundedQueue {
         return { accepted: false };
       case OverflowPolicy.DropOldest: {
         const i = this.items.findIndex((it) => it.kind === 'event');
-        if (i >= 0) this.items.splice(i, 1);
+        if (i < 0) return this.mergeResets(item);
+        this.items.splice(i, 1);
         this.items.push(item);
-        return { accepted: true, dropped: i >= 0 ? 1 : 0 };
+        return { accepted: true, dropped: 1 };
       }
       case OverflowPolicy.Conflate: {
         // Every event carries the order's full status, so queued events of the same order
         // are superseded by the new one: the client jumps straight to the newest status.
-        const before = this.items.length;
-        const orderId = item.kind === 'event' ? item.event.orderId : item.reset.snapshot.orderId;
-        this.items = this.items.filter((it) => it.kind !== 'event' || it.event.orderId !== orderId);
+        const orderId = orderIdOf(item);
+        const kept = this.items.filter((it) => it.kind !== 'event' || it.event.orderId !== orderId);
+        if (kept.length >= this.capacity) return this.mergeResets(item);
+        const dropped = this.items.length - kept.length;
+        this.items = kept;
         this.items.push(item);
-        return { accepted: true, dropped: before + 1 - this.items.length };
+        return { accepted: true, dropped };
       }
     }
   }
+
+  /**
+   * The queue is full and only resets are left to drop. A reset must not simply go (the
+   * client would miss a gap), but a newer reset supersedes it: the client replaces its
+   * whole view with the newest snapshot either way. So the order's queued items and `item`
+   * merge into one reset carrying the newest state, and the capacity bound still holds.
+   * (A subscriber's queue holds one order.)
+   */
+  private mergeResets(item: StreamItem): OfferResult {
+    const orderId = orderIdOf(item);
+    let reason = ResetReason.Gap;
+    for (const it of this.items) {
+      if (it.kind === 'reset' && it.reset.snapshot.orderId === orderId) reason = it.reset.reason;
+    }
+    const reset: StreamReset =
+      item.kind === 'reset'
+        ? item.reset
+        : {
+            reason,
+            snapshot: {
+              orderId,
+              status: item.event.status,
+              lastSeq: item.event.seq,
+              updatedAtUs: item.event.publishedAtUs,
+            },
+          };
+    const before = this.items.length;
+    this.items = this.items.filter((it) => orderIdOf(it) !== orderId);
+    this.items.push({ kind: 'reset', reset });
+    return { accepted: true, dropped: before + 1 - this.items.length };
+  }
+}
+
+function orderIdOf(item: StreamItem): string {
+  return item.kind === 'event' ? item.event.orderId : item.reset.snapshot.orderId;
 }

@@ -144,7 +144,10 @@ export class OrderEventBus {
         throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
       ch.snapshot ??= snapshot;
       const { backlog, cursor } = await this.replay(ch, orderId, afterSeq, snapshot);
-      const terminal = isTerminalStatus(snapshot.status) && cursor >= snapshot.lastSeq;
+      // Judge completion by the newest state: events ingested while the replay was read
+      // may have finished the order (and a reset then already covers the terminal event).
+      const current = ch.snapshot ?? snapshot;
+      const terminal = isTerminalStatus(current.status) && cursor >= current.lastSeq;
       sub.startLive(backlog, cursor, terminal);
       return sub;
     } catch (err) {
@@ -214,8 +217,11 @@ export class OrderEventBus {
   private scheduleEviction(orderId: string, ch: OrderChannel): void {
     clearTimeout(ch.evictTimer);
     ch.evictTimer = setTimeout(() => {
-      if (this.channels.get(orderId) === ch && ch.subscribers.size === 0)
-        this.channels.delete(orderId);
+      if (this.channels.get(orderId) !== ch) return;
+      if (ch.subscribers.size === 0) this.channels.delete(orderId);
+      // Still in use (e.g. a subscriber waiting for drain): try again later, or the
+      // channel would never be evicted once that subscriber leaves.
+      else this.scheduleEviction(orderId, ch);
     }, this.options.ringMaxAgeMs);
     ch.evictTimer.unref();
   }

@@ -1,4 +1,4 @@
-import type { StreamEndReason, StreamItem } from '@app/contracts';
+import { StreamEndReason, type StreamItem } from '@app/contracts';
 import type { OrderEventBus } from './event-bus';
 
 /** @default 100 items per long-poll response */
@@ -61,7 +61,7 @@ export async function pollOnce(
         // Never resumed: this subscription ends with the response.
       },
       end(reason: StreamEndReason) {
-        completed = reason === 'completed';
+        completed = reason === StreamEndReason.Completed;
         finishSoon();
       },
     },

@@ -4,7 +4,10 @@ import {
   type Http2SecureServer,
   type Http2ServerRequest,
   type Http2ServerResponse,
+  type ServerHttp2Session,
 } from 'node:http2';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
 import type { TlsMaterial } from './dev-certificate';
@@ -22,10 +25,17 @@ export interface HttpServers {
   readonly adapter: H2FastifyAdapter;
   /** The plain HTTP/1.1 server (not Fastify's own; listened and closed by the bootstrap). */
   readonly http: HttpServer;
+  /**
+   * Closes every client connection on both listeners: HTTP/2 sessions get GOAWAY (open
+   * streams may finish), then anything still open after `graceMs` is destroyed. Without
+   * it, `server.close()` waits for idle keep-alive connections and h2 sessions forever.
+   */
+  closeConnections(graceMs: number): Promise<void>;
 }
 
 export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServers {
   let http: HttpServer | undefined;
+  let secure: Http2SecureServer | undefined;
   const adapter: H2FastifyAdapter = new FastifyAdapter<Http2SecureServer>({
     http2: true,
     https: { allowHTTP1: true, key: tls.key, cert: tls.cert },
@@ -41,7 +51,7 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
       // server; the plain server hands it the same kind.
       http = createServer(handler as unknown as RequestListener);
       applyHttp1Timeouts(http, config);
-      const secure: Http2SecureServer = createSecureServer(
+      secure = createSecureServer(
         {
           allowHTTP1: true,
           key: tls.key,
@@ -56,8 +66,44 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
       return secure;
     },
   });
-  if (!http) throw new Error('Fastify did not call serverFactory');
-  return { adapter, http };
+  if (!http || !secure) throw new Error('Fastify did not call serverFactory');
+  const plain = http;
+  const sockets = trackSockets(secure);
+  const sessions = new Set<ServerHttp2Session>();
+  let closing = false;
+  secure.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // A session that completes its handshake while we close gets GOAWAY at once.
+    if (closing) session.close();
+  });
+  return {
+    adapter,
+    http: plain,
+    closeConnections: async (graceMs) => {
+      closing = true;
+      for (const session of sessions) session.close();
+      plain.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while ((sessions.size > 0 || sockets.size > 0) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+      plain.closeAllConnections();
+    },
+  };
+}
+
+/** TLS sockets that negotiated http/1.1 on the secure port (h2 ones are tracked as sessions). */
+function trackSockets(server: Http2SecureServer): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.alpnProtocol === 'h2') return;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return sockets;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
 import { Transport, ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
 import {
   ORDER_STATUS_PROTO_PACKAGE,
@@ -6,16 +7,32 @@ import {
   PROTO_LOADER_OPTIONS,
 } from '@app/contracts';
 import type { AppConfig } from '../../config/app-config';
+import { GrpcDiscovery } from './grpc-discovery';
 
 /**
- * Nest's gRPC server strategy, plus the one thing it does not expose: the port grpc-js
- * actually bound, so the service (and its tests) can listen on port 0.
+ * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
+ * bound, so the service (and its tests) can listen on port 0, and the health status
+ * following the server's life (see GrpcDiscovery).
  */
 export class BoundServerGrpc extends ServerGrpc {
   private port = 0;
 
-  constructor(private readonly grpcOptions: GrpcOptions['options']) {
+  constructor(
+    private readonly grpcOptions: GrpcOptions['options'],
+    private readonly discovery?: GrpcDiscovery,
+  ) {
     super(grpcOptions);
+  }
+
+  /** Health turns SERVING only once every handler has been added to the server. */
+  override async bindEvents(): Promise<void> {
+    await super.bindEvents();
+    this.discovery?.markServing();
+  }
+
+  override async close(): Promise<void> {
+    this.discovery?.markNotServing();
+    await super.close();
   }
 
   get boundPort(): number {
@@ -36,7 +53,8 @@ export class BoundServerGrpc extends ServerGrpc {
     this.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(
         o.url ?? '127.0.0.1:0',
-        o.credentials ?? ServerCredentials.createInsecure(),
+        // Nest types `credentials` as any; it is grpc-js ServerCredentials when set.
+        (o.credentials as ServerCredentials | undefined) ?? ServerCredentials.createInsecure(),
         (err, port) => (err ? reject(err) : resolve(port)),
       ),
     );
@@ -44,8 +62,14 @@ export class BoundServerGrpc extends ServerGrpc {
   }
 }
 
-/** The gRPC listener's options, all from config (see README, "gRPC keepalive"). */
-export function grpcServerOptions(config: AppConfig): GrpcOptions['options'] {
+/**
+ * The gRPC listener's options, all from config (see README, "gRPC keepalive").
+ * `discovery` adds the health and reflection services to the same server.
+ */
+export function grpcServerOptions(
+  config: AppConfig,
+  discovery?: GrpcDiscovery,
+): GrpcOptions['options'] {
   const g = config.grpc;
   return {
     url: `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.grpcPort}`,
@@ -66,11 +90,20 @@ export function grpcServerOptions(config: AppConfig): GrpcOptions['options'] {
       'grpc.max_connection_age_ms': g.maxConnectionAgeMs,
       'grpc.max_connection_age_grace_ms': g.maxConnectionAgeGraceMs,
     },
+    // Called by Nest once the server is bound and before the service's handlers are
+    // added (ServerGrpc.loadProto receives the server it created in createClient).
+    ...(discovery
+      ? {
+          onLoadPackageDefinition: (pkg: PackageDefinition, server: Server) =>
+            discovery.register(pkg, server),
+        }
+      : {}),
   };
 }
 
 export function createGrpcServer(config: AppConfig): BoundServerGrpc {
-  return new BoundServerGrpc(grpcServerOptions(config));
+  const discovery = new GrpcDiscovery();
+  return new BoundServerGrpc(grpcServerOptions(config, discovery), discovery);
 }
 
 export { Transport };

@@ -1,4 +1,9 @@
 import { Module } from '@nestjs/common';
+import { OrderStatusGrpcController } from './order-status.grpc-controller';
 
-@Module({})
+/**
+ * The gRPC transport's handlers. The listener itself (grpc-js server, keepalive, health,
+ * reflection) is the hybrid app's microservice strategy, built in grpc-server.ts.
+ */
+@Module({ controllers: [OrderStatusGrpcController] })
 export class GrpcTransportModule {}

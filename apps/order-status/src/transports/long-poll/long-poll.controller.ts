@@ -10,6 +10,7 @@ import {
 } from '@app/contracts';
 import { OrderEventBus, pollOnce } from '@app/event-bus';
 import { APP_CONFIG } from '../../config/config.module';
+import { onClientGone } from '../../http/client-gone';
 import type { AppConfig } from '../../config/app-config';
 
 const TRANSPORT = 'long-poll';
@@ -52,10 +53,7 @@ export class LongPollController {
     void reply.header('cache-control', 'no-store');
 
     const abort = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    };
-    reply.raw.on('close', onClose);
+    const stopWatching = onClientGone(reply, () => abort.abort());
     this.bus.stats.connectionOpened(TRANSPORT);
     try {
       const { items, completed } = await pollOnce(this.bus, orderId, after, {
@@ -82,7 +80,7 @@ export class LongPollController {
       }
       return { orderId, events, ...(reset ? { reset } : {}), next, completed };
     } finally {
-      reply.raw.off('close', onClose);
+      stopWatching();
       this.bus.stats.connectionClosed(TRANSPORT);
     }
   }

@@ -11,6 +11,7 @@ import {
 } from '@app/contracts';
 import { OrderEventBus, type BusSubscription } from '@app/event-bus';
 import { APP_CONFIG } from '../../config/config.module';
+import { onClientGone } from '../../http/client-gone';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
 import { SseHeartbeat } from './sse-heartbeat.service';
@@ -20,7 +21,6 @@ interface RawResponse {
   writeHead(status: number, headers: Record<string, string>): unknown;
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
-  on(event: 'close', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
 }
 
@@ -85,7 +85,7 @@ export class SseController {
       res.end();
     };
 
-    res.on('close', () => {
+    onClientGone(reply, () => {
       closed = true;
       this.heartbeat.delete(res);
       sub?.close();

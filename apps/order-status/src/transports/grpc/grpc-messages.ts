@@ -1,0 +1,38 @@
+import type { ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type {
+  ProtoOrderSnapshot,
+  ProtoOrderStatusChanged,
+  ProtoSubscribeResponse,
+} from '@app/contracts';
+
+/**
+ * Request messages of proto/order_status.proto as @grpc/proto-loader decodes them with
+ * PROTO_LOADER_OPTIONS (camelCase, enums and longs as numbers, defaults filled in). The
+ * fields are typed `unknown` where the handler must validate them anyway.
+ */
+export interface SubscribeRequest {
+  readonly orderId: unknown;
+  /** uint64: a Number (longs: Number), so values above 2^53 arrive rounded. */
+  readonly afterSeq: unknown;
+}
+
+export interface GetOrderRequest {
+  readonly orderId: unknown;
+}
+
+export interface UpdateStatusRequest {
+  readonly orderId: unknown;
+  readonly status: unknown;
+  readonly paddingBytes: unknown;
+}
+
+export interface UpdateStatusResponse {
+  readonly event: ProtoOrderStatusChanged;
+}
+
+export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscribeResponse>;
+export type GetOrderCall = ServerUnaryCall<GetOrderRequest, ProtoOrderSnapshot>;
+export type UpdateStatusCall = ServerUnaryCall<UpdateStatusRequest, UpdateStatusResponse>;
+
+/** The service name handlers register under (`@GrpcMethod(SERVICE, 'Rpc')`). */
+export const GRPC_SERVICE = 'OrderStatusService';

@@ -1,0 +1,44 @@
+import { status as GrpcCode, type StatusObject } from '@grpc/grpc-js';
+import { RpcException } from '@nestjs/microservices';
+import { ErrorCode, GatewayError, GRPC_STATUS_BY_CODE, StreamEndReason } from '@app/contracts';
+
+/**
+ * What grpc-js turns into the call's final status: a numeric `code` and its `details`
+ * (grpc-js `serverErrorToStatus()` reads exactly these two fields of an emitted error or
+ * a unary callback error; anything without a numeric code becomes UNKNOWN).
+ */
+export type GrpcStatus = Pick<StatusObject, 'code' | 'details'>;
+
+export function isGrpcStatus(value: unknown): value is GrpcStatus {
+  const v = value as Partial<GrpcStatus> | null;
+  return (
+    typeof v === 'object' && v !== null && Number.isInteger(v.code) && typeof v.details === 'string'
+  );
+}
+
+/**
+ * Maps any failure to the status the client receives: GatewayErrors through the shared
+ * table (contracts' GRPC_STATUS_BY_CODE), an explicit status object as is, everything
+ * else INTERNAL with no detail leaked.
+ */
+export function toGrpcStatus(err: unknown): GrpcStatus {
+  if (err instanceof GatewayError) {
+    return { code: GRPC_STATUS_BY_CODE[err.code], details: err.message };
+  }
+  const inner = err instanceof RpcException ? err.getError() : err;
+  if (isGrpcStatus(inner)) return { code: inner.code, details: inner.details };
+  return { code: GrpcCode.INTERNAL, details: 'internal error' };
+}
+
+/**
+ * Why the service ended a stream, as the error that ends the call. Only `completed`
+ * ends with OK (the order is finished); every other reason is UNAVAILABLE, which gRPC
+ * clients treat as "retry" (grpc/doc/statuscodes.md: "most likely a transient
+ * condition"), and the details name the reason and the seq to resume after.
+ */
+export function streamEndError(reason: StreamEndReason, lastSeq: number): GatewayError {
+  return new GatewayError(
+    ErrorCode.Unavailable,
+    `stream ended (${reason}); resubscribe with after_seq=${lastSeq}`,
+  );
+}

@@ -1,0 +1,65 @@
+import type { ErrorBody, OrderStatusChanged, StreamEndReason, StreamReset } from '@app/contracts';
+import type { Socket } from 'socket.io';
+
+/** The socket.io namespace of the order-status stream. */
+export const ORDERS_NAMESPACE = '/orders';
+
+/** Transport label for bus metrics (subscriptions, deliveries, connections). */
+export const WS_TRANSPORT = 'ws';
+
+/** Payload of `subscribe` (validated with `SubscribeDto`). */
+export interface SubscribeRequest {
+  readonly orderId: string;
+  /** Resume point: the last seq the client saw; absent or 0 means from the start of retention. */
+  readonly afterSeq?: number;
+}
+
+/** Payload of `unsubscribe` (validated with `UnsubscribeDto`). */
+export interface UnsubscribeRequest {
+  readonly orderId: string;
+}
+
+/** Every failed request is acknowledged with the same error body as HTTP carries. */
+export type ErrorAck = { readonly ok: false } & ErrorBody;
+
+export type SubscribeAck =
+  | {
+      readonly ok: true;
+      readonly orderId: string;
+      /** The order's last seq when the subscription started; events after `afterSeq` follow. */
+      readonly lastSeq: number;
+    }
+  | ErrorAck;
+
+export type UnsubscribeAck =
+  | {
+      readonly ok: true;
+      readonly orderId: string;
+      /** False when nothing was subscribed (unsubscribe is idempotent). */
+      readonly released: boolean;
+    }
+  | ErrorAck;
+
+/** Why the server stopped sending one order: resume with `afterSeq` = last seq unless completed. */
+export interface StreamEnd {
+  readonly orderId: string;
+  readonly reason: StreamEndReason;
+}
+
+/** What the server emits; typed so every `socket.emit()` here is checked. */
+export interface ServerToClientEvents {
+  /** One event of a subscribed order, in seq order. */
+  status: (event: OrderStatusChanged) => void;
+  /** The resume point could not be served without a gap: replace the view with `snapshot`. */
+  reset: (reset: StreamReset) => void;
+  end: (end: StreamEnd) => void;
+}
+
+/** What a client may send; each message carries an acknowledgement callback. */
+export interface ClientToServerEvents {
+  subscribe: (req: SubscribeRequest, ack: (res: SubscribeAck) => void) => void;
+  unsubscribe: (req: UnsubscribeRequest, ack: (res: UnsubscribeAck) => void) => void;
+}
+
+/** A server-side socket of the `/orders` namespace. */
+export type OrdersSocket = Socket<ClientToServerEvents, ServerToClientEvents>;

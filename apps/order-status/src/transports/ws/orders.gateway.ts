@@ -1,0 +1,131 @@
+import { Inject, Logger } from '@nestjs/common';
+import {
+  Ack,
+  ConnectedSocket,
+  MessageBody,
+  SubscribeMessage,
+  WebSocketGateway,
+  type OnGatewayConnection,
+} from '@nestjs/websockets';
+import { errorBody, ErrorCode, SubscribeDto, toGatewayError, UnsubscribeDto } from '@app/contracts';
+import { OrderEventBus } from '@app/event-bus';
+import { EngineBackpressure } from './engine-backpressure';
+import {
+  ORDERS_NAMESPACE,
+  WS_TRANSPORT,
+  type ErrorAck,
+  type OrdersSocket,
+  type SubscribeAck,
+  type UnsubscribeAck,
+} from './orders-ws.events';
+import { SocketSubscriptions, type SocketBacklog } from './socket-subscriptions';
+import { ENGINE_WRITE_BUFFER_HIGH_WATER, MAX_SUBSCRIPTIONS_PER_SOCKET } from './ws-limits';
+import { parsePayload } from './ws-payloads';
+
+/**
+ * socket.io namespace `/orders`: `subscribe {orderId, afterSeq}` / `unsubscribe {orderId}`,
+ * each answered by an ack; the server emits `status`, `reset` and `end` (see
+ * orders-ws.events.ts and README.md).
+ *
+ * Handlers never throw: a thrown error would reach Nest's WsExceptionsHandler, which emits
+ * an `exception` event the client is not waiting for, and the ack would never come. Every
+ * failure, expected or not, becomes an error ack on that socket only.
+ */
+@WebSocketGateway({ namespace: ORDERS_NAMESPACE })
+export class OrdersGateway implements OnGatewayConnection<OrdersSocket> {
+  private readonly logger = new Logger(OrdersGateway.name);
+  /** Keyed by socket id, so ops and tests can look at one connection's subscriptions. */
+  private readonly sessions = new Map<string, SocketSubscriptions>();
+
+  constructor(@Inject(OrderEventBus) private readonly bus: OrderEventBus) {}
+
+  handleConnection(socket: OrdersSocket): void {
+    let session: SocketSubscriptions;
+    let backpressure: EngineBackpressure;
+    try {
+      backpressure = new EngineBackpressure(socket.conn, ENGINE_WRITE_BUFFER_HIGH_WATER);
+      session = new SocketSubscriptions(
+        this.bus,
+        socket,
+        backpressure,
+        MAX_SUBSCRIPTIONS_PER_SOCKET,
+      );
+    } catch (err) {
+      // Only an incompatible engine.io gets here; refuse the socket rather than stall it.
+      this.logger.error(`refusing socket ${socket.id}: ${String(err)}`);
+      socket.disconnect(true);
+      return;
+    }
+    this.sessions.set(socket.id, session);
+    this.bus.stats.connectionOpened(WS_TRANSPORT);
+    // Every subscription of the socket ends with it (client close, ping timeout,
+    // maxHttpBufferSize overflow, server shutdown).
+    socket.once('disconnect', () => {
+      this.sessions.delete(socket.id);
+      session.close();
+      backpressure.close();
+      this.bus.stats.connectionClosed(WS_TRANSPORT);
+    });
+  }
+
+  /**
+   * Where one socket's backlog sits: packets in the engine's write buffer and items per
+   * order in the bus queues (undefined: no such socket). For diagnostics and tests.
+   */
+  inspect(socketId: string): SocketBacklog | undefined {
+    return this.sessions.get(socketId)?.backlog();
+  }
+
+  @SubscribeMessage('subscribe')
+  async subscribe(
+    @ConnectedSocket() socket: OrdersSocket,
+    @MessageBody() payload: unknown,
+    @Ack() ack: unknown,
+  ): Promise<void> {
+    const reply = replier<SubscribeAck>(ack);
+    try {
+      const session = this.session(socket);
+      const req = parsePayload(SubscribeDto, 'subscribe', payload);
+      const { lastSeq, start } = await session.subscribe(req.orderId, req.afterSeq ?? 0);
+      reply({ ok: true, orderId: req.orderId, lastSeq });
+      start();
+    } catch (err) {
+      reply(this.errorAck(err, socket));
+    }
+  }
+
+  @SubscribeMessage('unsubscribe')
+  unsubscribe(
+    @ConnectedSocket() socket: OrdersSocket,
+    @MessageBody() payload: unknown,
+    @Ack() ack: unknown,
+  ): void {
+    const reply = replier<UnsubscribeAck>(ack);
+    try {
+      const session = this.session(socket);
+      const req = parsePayload(UnsubscribeDto, 'unsubscribe', payload);
+      reply({ ok: true, orderId: req.orderId, released: session.unsubscribe(req.orderId) });
+    } catch (err) {
+      reply(this.errorAck(err, socket));
+    }
+  }
+
+  private session(socket: OrdersSocket): SocketSubscriptions {
+    const session = this.sessions.get(socket.id);
+    if (session === undefined) throw new Error(`no session for socket ${socket.id}`);
+    return session;
+  }
+
+  private errorAck(err: unknown, socket: OrdersSocket): ErrorAck {
+    const gw = toGatewayError(err);
+    if (gw.code === ErrorCode.Internal) {
+      this.logger.error(`socket ${socket.id}: ${err instanceof Error ? err.stack : String(err)}`);
+    }
+    return { ok: false, ...errorBody(gw) };
+  }
+}
+
+/** The client's ack callback, or a no-op when it sent none (acks are optional in socket.io). */
+function replier<T>(ack: unknown): (res: T) => void {
+  return typeof ack === 'function' ? (res: T) => void (ack as (res: T) => unknown)(res) : () => {};
+}

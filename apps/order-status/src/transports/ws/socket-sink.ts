@@ -1,0 +1,84 @@
+import { type StreamEndReason, type StreamItem } from '@app/contracts';
+import type { DeliverySink } from '@app/event-bus';
+import type { EngineBackpressure } from './engine-backpressure';
+import type { OrdersSocket } from './orders-ws.events';
+
+/**
+ * Delivers one order's stream to a socket: `status` per event, `reset` with the snapshot,
+ * `end` with the reason.
+ *
+ * Held until `open()`: the bus starts pumping (the replay, even `end` for a finished
+ * order) inside `bus.open()`, before the gateway has sent the `subscribe` ack. A client
+ * must see the ack first, so the first item is parked and the sink reports "full"; the
+ * bus keeps the rest in its bounded queue. `open()` (called right after the ack) sends the
+ * parked item and lets the bus resume.
+ *
+ * `discard()` silences the sink for good (unsubscribed, replaced, socket gone) even while
+ * `bus.open()` is still pending and the subscription handle does not exist yet.
+ */
+export class SocketSink implements DeliverySink {
+  private opened = false;
+  private discarded = false;
+  private parked: StreamItem | undefined;
+  private parkedEnd: StreamEndReason | undefined;
+  private parkedResume: (() => void) | undefined;
+
+  constructor(
+    private readonly socket: OrdersSocket,
+    private readonly orderId: string,
+    private readonly backpressure: EngineBackpressure,
+    /** Told when the bus ended the stream, so the socket's slot is freed at once. */
+    private readonly onEnd: () => void,
+  ) {}
+
+  write(item: StreamItem): boolean {
+    if (this.discarded) return false; // the pump stops; the subscription is being closed
+    if (!this.opened) {
+      this.parked = item;
+      return false;
+    }
+    this.send(item);
+    return !this.backpressure.isFull();
+  }
+
+  onDrain(resume: () => void): void {
+    if (this.discarded) return;
+    if (!this.opened) this.parkedResume = resume;
+    else this.backpressure.whenDrained(resume);
+  }
+
+  end(reason: StreamEndReason): void {
+    if (this.discarded) return;
+    this.onEnd();
+    if (!this.opened) this.parkedEnd = reason;
+    else this.socket.emit('end', { orderId: this.orderId, reason });
+  }
+
+  /** The ack has been sent: deliver what was parked and let the bus continue. */
+  open(): void {
+    if (this.opened || this.discarded) return;
+    this.opened = true;
+    if (this.parked !== undefined) this.send(this.parked);
+    this.parked = undefined;
+    if (this.parkedEnd !== undefined) {
+      this.socket.emit('end', { orderId: this.orderId, reason: this.parkedEnd });
+      return;
+    }
+    const resume = this.parkedResume;
+    this.parkedResume = undefined;
+    if (resume === undefined) return;
+    if (this.backpressure.isFull()) this.backpressure.whenDrained(resume);
+    else resume();
+  }
+
+  discard(): void {
+    this.discarded = true;
+    this.parked = undefined;
+    this.parkedResume = undefined;
+  }
+
+  private send(item: StreamItem): void {
+    if (item.kind === 'event') this.socket.emit('status', item.event);
+    else this.socket.emit('reset', item.reset);
+  }
+}

@@ -1,0 +1,214 @@
+import { loadSync } from '@grpc/proto-loader';
+import fc from 'fast-check';
+import {
+  ResetReason,
+  type OrderSnapshot,
+  type OrderStatusChanged,
+  type StreamItem,
+} from './order-events';
+import { ORDER_STATUSES, OrderStatus } from './order-status';
+import {
+  eventFromProto,
+  eventToProto,
+  PROTO_STATUS,
+  snapshotFromProto,
+  snapshotToProto,
+  statusFromProto,
+  streamItemToProto,
+  type ProtoOrderStatusChanged,
+} from './proto-codec';
+import {
+  ORDER_STATUS_PROTO_PACKAGE,
+  ORDER_STATUS_PROTO_PATH,
+  ORDER_STATUS_SERVICE_NAME,
+  PROTO_LOADER_OPTIONS,
+} from './proto-path';
+
+// The real wire contract, loaded the way the server and the clients load it.
+const pkg = loadSync(ORDER_STATUS_PROTO_PATH, { ...PROTO_LOADER_OPTIONS });
+const service = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.${ORDER_STATUS_SERVICE_NAME}`] as Record<
+  string,
+  {
+    responseSerialize(value: unknown): Buffer;
+    responseDeserialize(bytes: Buffer): unknown;
+  }
+>;
+
+interface EnumValue {
+  name: string;
+  number: number;
+}
+function protoEnum(fullName: string): EnumValue[] {
+  const def = pkg[fullName] as { format: string; type: { value: EnumValue[] } };
+  expect(def.format).toBe('Protocol Buffer 3 EnumDescriptorProto');
+  return def.type.value;
+}
+
+/** Serializes and parses a SubscribeResponse through protobuf, as gRPC does on the wire. */
+function overTheWire(msg: unknown): unknown {
+  return service.Subscribe.responseDeserialize(service.Subscribe.responseSerialize(msg));
+}
+
+const status = fc.constantFrom(...ORDER_STATUSES);
+const latin1 = fc
+  .array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 })
+  .map((codes) => String.fromCharCode(...codes));
+const evt: fc.Arbitrary<OrderStatusChanged> = fc
+  .record({
+    orderId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+    seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    status,
+    publishedAtUs: fc.maxSafeNat(),
+    padding: latin1,
+  })
+  .map(({ padding, ...e }) => (padding.length > 0 ? { ...e, padding } : e));
+const snap: fc.Arbitrary<OrderSnapshot> = fc.record({
+  orderId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+  status,
+  lastSeq: fc.maxSafeNat(),
+  updatedAtUs: fc.maxSafeNat(),
+});
+
+describe('proto codec', () => {
+  it('maps every status to its proto enum value by name, and back', () => {
+    const values = protoEnum(`${ORDER_STATUS_PROTO_PACKAGE}.OrderStatus`);
+    for (const s of ORDER_STATUSES) {
+      const name = `ORDER_STATUS_${s.toUpperCase()}`;
+      expect(values.find((v) => v.name === name)?.number).toBe(PROTO_STATUS[s]);
+      expect(statusFromProto(PROTO_STATUS[s])).toBe(s);
+    }
+    // Every proto value but UNSPECIFIED has a domain status.
+    expect(values.filter((v) => v.number !== 0)).toHaveLength(ORDER_STATUSES.length);
+    expect(new Set(Object.values(PROTO_STATUS)).size).toBe(ORDER_STATUSES.length);
+  });
+
+  it.each([0, 8, -1, 1.5, '1', undefined, null])(
+    'statusFromProto(%p) is undefined (UNSPECIFIED or unknown)',
+    (v) => {
+      expect(statusFromProto(v)).toBeUndefined();
+    },
+  );
+
+  it('round-trips every event through eventToProto/eventFromProto', () => {
+    fc.assert(
+      fc.property(evt, (e) => {
+        expect(eventFromProto(eventToProto(e))).toEqual(e);
+      }),
+    );
+  });
+
+  it('round-trips every event over the real protobuf wire format', () => {
+    fc.assert(
+      fc.property(evt, (e) => {
+        const back = overTheWire(streamItemToProto({ kind: 'event', event: e })) as {
+          event: ProtoOrderStatusChanged;
+          kind: string;
+        };
+        expect(back.kind).toBe('event');
+        expect(eventFromProto(back.event)).toEqual(e);
+      }),
+    );
+  });
+
+  it('omits empty padding on the way out and reads an empty bytes field as absent', () => {
+    const e: OrderStatusChanged = {
+      orderId: 'a',
+      seq: 1,
+      status: OrderStatus.Paid,
+      publishedAtUs: 5,
+    };
+    expect(eventToProto(e)).toEqual({ orderId: 'a', seq: 1, status: 2, publishedAtUs: 5 });
+    expect(eventToProto({ ...e, padding: '' })).not.toHaveProperty('padding');
+    expect(eventFromProto({ ...eventToProto(e), padding: Buffer.alloc(0) })).toEqual(e);
+    expect(eventToProto({ ...e, padding: 'xyz' }).padding).toEqual(Buffer.from('xyz'));
+  });
+
+  it('eventFromProto accepts numeric strings for uint64 fields (longs as strings)', () => {
+    const m = { orderId: 'a', seq: '7', status: 1, publishedAtUs: '123' };
+    expect(eventFromProto(m as unknown as ProtoOrderStatusChanged)).toEqual({
+      orderId: 'a',
+      seq: 7,
+      status: OrderStatus.Created,
+      publishedAtUs: 123,
+    });
+  });
+
+  it('rejects UNSPECIFIED and unknown statuses with a TypeError', () => {
+    for (const bad of [0, 99]) {
+      expect(() => eventFromProto({ orderId: 'a', seq: 1, status: bad, publishedAtUs: 0 })).toThrow(
+        TypeError,
+      );
+      expect(() =>
+        snapshotFromProto({ orderId: 'a', status: bad, lastSeq: 1, updatedAtUs: 0 }),
+      ).toThrow(TypeError);
+    }
+  });
+
+  it('round-trips every snapshot, also over the wire inside a reset', () => {
+    fc.assert(
+      fc.property(snap, (s) => {
+        expect(snapshotFromProto(snapshotToProto(s))).toEqual(s);
+        const item: StreamItem = {
+          kind: 'reset',
+          reset: { reason: ResetReason.BeyondRetention, snapshot: s },
+        };
+        const back = overTheWire(streamItemToProto(item)) as {
+          reset: { snapshot: Parameters<typeof snapshotFromProto>[0] };
+        };
+        expect(snapshotFromProto(back.reset.snapshot)).toEqual(s);
+      }),
+    );
+  });
+
+  it('streamItemToProto sets exactly one side of the oneof', () => {
+    const s: OrderSnapshot = {
+      orderId: 'a',
+      status: OrderStatus.Shipped,
+      lastSeq: 9,
+      updatedAtUs: 1,
+    };
+    const e: OrderStatusChanged = {
+      orderId: 'a',
+      seq: 9,
+      status: OrderStatus.Shipped,
+      publishedAtUs: 1,
+    };
+    expect(streamItemToProto({ kind: 'event', event: e })).toEqual({ event: eventToProto(e) });
+    expect(
+      streamItemToProto({
+        kind: 'reset',
+        reset: { reason: ResetReason.AheadOfLastSeq, snapshot: s },
+      }),
+    ).toEqual({ reset: { reason: 2, snapshot: snapshotToProto(s) } });
+  });
+
+  it('maps every reset reason to a defined, non-UNSPECIFIED proto reason', () => {
+    // A nested enum lives in its message's descriptor, not in the package definition.
+    const resetMsg = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.StreamReset`] as unknown as {
+      type: { enumType: { name: string; value: EnumValue[] }[] };
+    };
+    const reasons = resetMsg.type.enumType.find((t) => t.name === 'Reason')?.value ?? [];
+    expect(reasons.length).toBeGreaterThan(1);
+    const byName = new Map(reasons.map((v) => [v.name, v.number]));
+    const s: OrderSnapshot = { orderId: 'a', status: OrderStatus.Paid, lastSeq: 2, updatedAtUs: 0 };
+    const reasonOf = (reason: ResetReason) => {
+      const msg = streamItemToProto({ kind: 'reset', reset: { reason, snapshot: s } });
+      return 'reset' in msg ? msg.reset.reason : undefined;
+    };
+    expect(reasonOf(ResetReason.BeyondRetention)).toBe(byName.get('REASON_BEYOND_RETENTION'));
+    expect(reasonOf(ResetReason.AheadOfLastSeq)).toBe(byName.get('REASON_AHEAD_OF_LAST_SEQ'));
+    // The proto has no GAP reason: a gap is reported like lost retention (the client
+    // replaces its view with the snapshot either way).
+    expect(reasonOf(ResetReason.Gap)).toBe(byName.get('REASON_BEYOND_RETENTION'));
+    for (const r of Object.values(ResetReason)) {
+      expect([...byName.values()].filter((n) => n !== 0)).toContain(reasonOf(r));
+    }
+  });
+
+  it('finds the proto file and names the service that is in it', () => {
+    expect(ORDER_STATUS_PROTO_PATH).toMatch(/proto[\\/]order_status\.proto$/);
+    expect(Object.keys(service).sort()).toEqual(['GetOrder', 'Subscribe', 'UpdateStatus']);
+    const msg = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.OrderStatusChanged`] as { format: string };
+    expect(msg.format).toBe('Protocol Buffer 3 DescriptorProto');
+  });
+});

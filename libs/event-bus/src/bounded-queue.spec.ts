@@ -1,0 +1,186 @@
+import fc from 'fast-check';
+import { OrderStatus, ResetReason, type StreamItem } from '@app/contracts';
+import { BoundedQueue } from './bounded-queue';
+import { OverflowPolicy } from './bus-options';
+import { event } from './testing/bus-fixtures';
+
+const ev = (seq: number, status: OrderStatus = OrderStatus.Paid): StreamItem => ({
+  kind: 'event',
+  event: event('o', seq, status),
+});
+const reset = (seq: number): StreamItem => ({
+  kind: 'reset',
+  reset: {
+    reason: ResetReason.Gap,
+    snapshot: { orderId: 'o', status: OrderStatus.Paid, lastSeq: seq, updatedAtUs: 0 },
+  },
+});
+const drain = (q: BoundedQueue): StreamItem[] => {
+  const out: StreamItem[] = [];
+  for (let it = q.shift(); it !== undefined; it = q.shift()) out.push(it);
+  return out;
+};
+/** The seq an item brings the client to: the event's, or the reset snapshot's. */
+const seqOf = (it: StreamItem) => (it.kind === 'event' ? it.event.seq : it.reset.snapshot.lastSeq);
+
+describe('BoundedQueue', () => {
+  it('is FIFO below capacity, whatever the policy', () => {
+    for (const policy of Object.values(OverflowPolicy)) {
+      const q = new BoundedQueue(3, policy);
+      expect(q.offer(ev(1))).toEqual({ accepted: true, dropped: 0 });
+      expect(q.offer(reset(5))).toEqual({ accepted: true, dropped: 0 });
+      expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 0 });
+      expect(q.length).toBe(3);
+      expect(drain(q).map(seqOf)).toEqual([1, 5, 6]);
+      expect(q.shift()).toBeUndefined();
+    }
+  });
+
+  it('conflate keeps only the newest event of the order when full', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    q.offer(ev(1));
+    q.offer(ev(2));
+    q.offer(ev(3));
+    expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 3 });
+    expect(drain(q).map(seqOf)).toEqual([4]);
+  });
+
+  it('conflate keeps queued resets (they carry the snapshot)', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    q.offer(ev(1));
+    q.offer(reset(5));
+    q.offer(ev(6));
+    expect(q.offer(ev(7))).toEqual({ accepted: true, dropped: 2 });
+    expect(drain(q)).toEqual([reset(5), ev(7)]);
+  });
+
+  it('drop-oldest drops the oldest event when full', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
+    for (let s = 1; s <= 3; s++) q.offer(ev(s));
+    expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 1 });
+    expect(q.offer(ev(5))).toEqual({ accepted: true, dropped: 1 });
+    expect(drain(q).map(seqOf)).toEqual([3, 4, 5]);
+  });
+
+  it('drop-oldest skips over resets to the oldest event', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
+    q.offer(reset(4));
+    q.offer(ev(5));
+    q.offer(ev(6));
+    expect(q.offer(ev(7))).toEqual({ accepted: true, dropped: 1 });
+    expect(drain(q)).toEqual([reset(4), ev(6), ev(7)]);
+  });
+
+  it('disconnect refuses when full and leaves the queue as it was', () => {
+    const q = new BoundedQueue(2, OverflowPolicy.Disconnect);
+    q.offer(ev(1));
+    q.offer(ev(2));
+    expect(q.offer(ev(3))).toEqual({ accepted: false });
+    expect(q.offer(reset(3))).toEqual({ accepted: false });
+    expect(drain(q).map(seqOf)).toEqual([1, 2]);
+  });
+
+  it('keeps capacity 1 with a reset queued (conflate and drop-oldest)', () => {
+    for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
+      const q = new BoundedQueue(1, policy);
+      q.offer(reset(5));
+      expect(q.offer(ev(6)).accepted).toBe(true);
+      expect(q.length).toBe(1);
+      // The client still learns it must replace its view, now with the newest state.
+      const [only] = drain(q);
+      expect(only.kind).toBe('reset');
+      expect(seqOf(only)).toBe(6);
+    }
+  });
+
+  it('removeEventsUpTo, lastEventSeq and hasTerminalEvent look at events only', () => {
+    const q = new BoundedQueue(10, OverflowPolicy.Conflate);
+    expect(q.lastEventSeq()).toBeUndefined();
+    q.offer(ev(3));
+    q.offer(ev(4));
+    q.offer(reset(4));
+    q.offer(ev(5, OrderStatus.Delivered));
+    expect(q.lastEventSeq()).toBe(5);
+    expect(q.hasTerminalEvent()).toBe(true);
+    q.removeEventsUpTo(4);
+    expect(drain(q)).toEqual([reset(4), ev(5, OrderStatus.Delivered)]);
+    q.offer(reset(9));
+    expect(q.lastEventSeq()).toBeUndefined();
+    expect(q.hasTerminalEvent()).toBe(false);
+  });
+
+  describe('properties (one order, seqs increasing, random events and resets)', () => {
+    const policy = fc.constantFrom(...Object.values(OverflowPolicy));
+    const ops = fc.array(fc.constantFrom('event', 'reset', 'shift'), { maxLength: 80 });
+
+    function run(capacity: number, p: OverflowPolicy, script: string[]) {
+      const q = new BoundedQueue(capacity, p);
+      const delivered: StreamItem[] = [];
+      let seq = 0;
+      let refused = false;
+      let droppedTotal = 0;
+      let offered = 0;
+      const resetSeqs: number[] = [];
+      for (const op of script) {
+        if (op === 'shift') {
+          const it = q.shift();
+          if (it) delivered.push(it);
+        } else {
+          seq += op === 'reset' ? 3 : 1;
+          offered++;
+          const r = q.offer(op === 'reset' ? reset(seq) : ev(seq));
+          if (!r.accepted) {
+            refused = true;
+            break;
+          }
+          if (op === 'reset') resetSeqs.push(seq);
+          droppedTotal += r.dropped;
+        }
+        expect(q.length).toBeLessThanOrEqual(capacity);
+      }
+      return { q, delivered, seq, refused, droppedTotal, offered, resetSeqs };
+    }
+
+    it('the capacity bound always holds and order is preserved', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 6 }), policy, ops, (capacity, p, script) => {
+          const { q, delivered, seq, refused } = run(capacity, p, script);
+          const all = [...delivered, ...drain(q)];
+          const seqs = all.map(seqOf);
+          expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+          // The newest state is never lost: the last item brings the client to the last seq.
+          if (!refused && all.length > 0 && seq > 0) expect(seqs[seqs.length - 1]).toBe(seq);
+        }),
+      );
+    });
+
+    it('a reset is never dropped: at worst a newer reset stands in for it', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 6 }), policy, ops, (capacity, p, script) => {
+          const { q, delivered, resetSeqs } = run(capacity, p, script);
+          const all = [...delivered, ...drain(q)];
+          // The client never gets to (or past) a reset's seq without receiving a reset.
+          for (const s of resetSeqs) {
+            const first = all.find((it) => seqOf(it) >= s);
+            expect(first?.kind).toBe('reset');
+          }
+        }),
+      );
+    });
+
+    it('disconnect never drops: it accepts below capacity and refuses when full', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 6 }), ops, (capacity, script) => {
+          const { q, delivered, droppedTotal, refused, offered } = run(
+            capacity,
+            OverflowPolicy.Disconnect,
+            script,
+          );
+          expect(droppedTotal).toBe(0);
+          const got = delivered.length + drain(q).length;
+          expect(got).toBe(refused ? offered - 1 : offered);
+        }),
+      );
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import {
+  DEFAULT_OVERFLOW_POLICY,
+  DEFAULT_QUEUE_CAPACITY,
+  DEFAULT_RING_MAX_AGE_MS,
+  DEFAULT_RING_SIZE,
+  OverflowPolicy,
+  resolveEventBusOptions,
+} from './bus-options';
+
+describe('resolveEventBusOptions', () => {
+  it('fills in the documented defaults', () => {
+    expect(resolveEventBusOptions()).toEqual({
+      ringSize: DEFAULT_RING_SIZE,
+      ringMaxAgeMs: DEFAULT_RING_MAX_AGE_MS,
+      queueCapacity: DEFAULT_QUEUE_CAPACITY,
+      overflowPolicy: DEFAULT_OVERFLOW_POLICY,
+    });
+    expect(DEFAULT_OVERFLOW_POLICY).toBe(OverflowPolicy.Conflate);
+  });
+
+  it('keeps given values, including the smallest allowed ones', () => {
+    expect(
+      resolveEventBusOptions({
+        ringSize: 1,
+        ringMaxAgeMs: 1,
+        queueCapacity: 1,
+        overflowPolicy: OverflowPolicy.Disconnect,
+      }),
+    ).toEqual({
+      ringSize: 1,
+      ringMaxAgeMs: 1,
+      queueCapacity: 1,
+      overflowPolicy: OverflowPolicy.Disconnect,
+    });
+  });
+
+  it.each([
+    [{ ringSize: 0 }, 'ringSize'],
+    [{ ringSize: 1.5 }, 'ringSize'],
+    [{ queueCapacity: 0 }, 'queueCapacity'],
+    [{ queueCapacity: NaN }, 'queueCapacity'],
+    [{ ringMaxAgeMs: 0 }, 'ringMaxAgeMs'],
+    [{ ringMaxAgeMs: NaN }, 'ringMaxAgeMs'],
+    [{ overflowPolicy: 'block' as OverflowPolicy }, 'overflowPolicy'],
+  ])('rejects %p with a TypeError naming the option', (opts, name) => {
+    expect(() => resolveEventBusOptions(opts)).toThrow(TypeError);
+    expect(() => resolveEventBusOptions(opts)).toThrow(name);
+  });
+});

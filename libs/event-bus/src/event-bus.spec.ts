@@ -1,0 +1,748 @@
+import fc from 'fast-check';
+import {
+  ErrorCode,
+  GatewayError,
+  nowUs,
+  OrderStatus,
+  ResetReason,
+  StreamEndReason,
+  type StreamItem,
+} from '@app/contracts';
+import { OverflowPolicy, type EventBusOptions } from './bus-options';
+import { OrderEventBus } from './event-bus';
+import { Subscriber } from './subscriber';
+import { ControlledStore, event, flush, RecordingSink } from './testing/bus-fixtures';
+
+const range = (from: number, to: number) =>
+  Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+function resetOf(item: StreamItem | undefined) {
+  if (item?.kind !== 'reset') throw new Error(`expected a reset, got ${JSON.stringify(item)}`);
+  return item.reset;
+}
+
+describe('OrderEventBus', () => {
+  let store: ControlledStore;
+  let bus: OrderEventBus;
+  const make = (opts: EventBusOptions = {}) => {
+    bus.stop();
+    store = new ControlledStore();
+    bus = new OrderEventBus(store, opts);
+    bus.start();
+  };
+  const publish = (orderId: string, n: number, status = OrderStatus.Paid) => {
+    for (let i = 0; i < n; i++) store.publishNow(orderId, status);
+  };
+
+  beforeEach(() => {
+    store = new ControlledStore();
+    bus = new OrderEventBus(store);
+    bus.start();
+  });
+  afterEach(() => bus.stop());
+
+  describe('fan-out', () => {
+    it('calls only the sinks of the order the event belongs to (per-order index)', async () => {
+      const others: RecordingSink[] = [];
+      for (let o = 0; o < 10; o++) publish(`other-${o}`, 1);
+      for (let i = 0; i < 1_000; i++) {
+        const sink = new RecordingSink();
+        others.push(sink);
+        await bus.open(`other-${i % 10}`, 1, sink);
+      }
+      publish('A', 1);
+      const a = new RecordingSink();
+      await bus.open('A', 1, a);
+      expect(bus.subscriberCount()).toBe(1_001);
+      expect(bus.subscriberCount('A')).toBe(1);
+      expect(bus.subscriberCount('other-3')).toBe(100);
+
+      const offered = jest.spyOn(Subscriber.prototype, 'offerLive');
+      try {
+        publish('A', 3);
+        // O(subscribers of A): one subscriber was offered each event, not 1,001.
+        expect(offered).toHaveBeenCalledTimes(3);
+      } finally {
+        offered.mockRestore();
+      }
+      expect(a.seqs).toEqual([2, 3, 4]);
+      expect(others.every((s) => s.items.length === 0)).toBe(true);
+    });
+
+    it('delivers each order its own events to all of its subscribers', async () => {
+      publish('A', 1);
+      publish('B', 1);
+      const a1 = new RecordingSink();
+      const a2 = new RecordingSink();
+      const b = new RecordingSink();
+      await bus.open('A', 1, a1);
+      await bus.open('A', 1, a2);
+      await bus.open('B', 1, b);
+      publish('A', 2);
+      publish('B', 1);
+      expect(a1.seqs).toEqual([2, 3]);
+      expect(a2.seqs).toEqual([2, 3]);
+      expect(b.seqs).toEqual([2]);
+      expect(b.items.every((it) => it.kind === 'event' && it.event.orderId === 'B')).toBe(true);
+    });
+  });
+
+  describe('resume from the ring', () => {
+    it('replays events after afterSeq, then goes live with no gap and no duplicate', async () => {
+      publish('o', 5);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      expect(sink.seqs).toEqual([3, 4, 5]);
+      publish('o', 2);
+      expect(sink.seqs).toEqual([3, 4, 5, 6, 7]);
+      expect(store.historyReads).toBe(0);
+    });
+
+    it('any afterSeq within the ring: exactly the events after it, then live', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 30 }),
+          fc.nat(40),
+          fc.nat(5),
+          async (n, after, more) => {
+            make({ ringSize: 64 });
+            publish('o', n);
+            const afterSeq = Math.min(after, n);
+            const sink = new RecordingSink();
+            await bus.open('o', afterSeq, sink);
+            publish('o', more);
+            expect(sink.seqs).toEqual(range(afterSeq + 1, n + more));
+            expect(sink.resets).toEqual([]);
+          },
+        ),
+      );
+    });
+
+    it('afterSeq equal to the last seq delivers nothing until the next event', async () => {
+      publish('o', 3);
+      const sink = new RecordingSink();
+      const sub = await bus.open('o', 3, sink);
+      expect(sink.items).toEqual([]);
+      expect(sub.pending).toBe(0);
+      publish('o', 1);
+      expect(sink.seqs).toEqual([4]);
+    });
+
+    it('reads the store history when the ring does not reach back far enough', async () => {
+      make({ ringSize: 3 });
+      publish('o', 10);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      expect(store.historyReads).toBe(1);
+      expect(sink.seqs).toEqual(range(3, 10));
+      expect(bus.stats.eventsReplayed).toBe(8);
+    });
+  });
+
+  describe('resets', () => {
+    it('BeyondRetention with the current snapshot when afterSeq is older than the ring and the store has no history', async () => {
+      make({ ringSize: 3 });
+      store.hasHistory = false;
+      publish('o', 10);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      expect(sink.items).toHaveLength(1);
+      const reset = resetOf(sink.items[0]);
+      expect(reset.reason).toBe(ResetReason.BeyondRetention);
+      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 10, status: OrderStatus.Paid });
+      expect(bus.stats.resets[ResetReason.BeyondRetention]).toBe(1);
+      // Continues live from the snapshot.
+      publish('o', 1);
+      expect(sink.seqs).toEqual([11]);
+    });
+
+    it('BeyondRetention for afterSeq 0 once the first events have left the ring', async () => {
+      make({ ringSize: 3 });
+      store.hasHistory = false;
+      publish('o', 4);
+      const sink = new RecordingSink();
+      await bus.open('o', 0, sink);
+      expect(resetOf(sink.items[0]).reason).toBe(ResetReason.BeyondRetention);
+    });
+
+    it('BeyondRetention when the store history does not start right after afterSeq', async () => {
+      make({ ringSize: 2 });
+      publish('o', 8);
+      const history = store.history.get('o') ?? [];
+      store.history.set('o', history.slice(4)); // the store lost seq 1-4
+      const sink = new RecordingSink();
+      await bus.open('o', 1, sink);
+      expect(resetOf(sink.items[0]).reason).toBe(ResetReason.BeyondRetention);
+      expect(sink.items).toHaveLength(1);
+    });
+
+    it('AheadOfLastSeq when afterSeq is beyond the last published seq', async () => {
+      publish('o', 4);
+      const sink = new RecordingSink();
+      await bus.open('o', 9, sink);
+      const reset = resetOf(sink.items[0]);
+      expect(reset.reason).toBe(ResetReason.AheadOfLastSeq);
+      expect(reset.snapshot.lastSeq).toBe(4);
+      expect(bus.stats.resets[ResetReason.AheadOfLastSeq]).toBe(1);
+      publish('o', 1);
+      expect(sink.seqs).toEqual([5]);
+    });
+  });
+
+  describe('unknown orders', () => {
+    it('rejects with NotFound and leaves no subscriber behind', async () => {
+      const sink = new RecordingSink();
+      const err: unknown = await bus
+        .open('nope', 0, sink, { transport: 'sse' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect((err as GatewayError).code).toBe(ErrorCode.NotFound);
+      expect((err as GatewayError).message).toContain('nope');
+      expect(bus.subscriberCount()).toBe(0);
+      expect(bus.subscriberCount('nope')).toBe(0);
+      expect(bus.orderCount).toBe(0);
+      expect(bus.stats.subscriptionsByTransport.get('sse')).toBe(0);
+      expect(sink.items).toEqual([]);
+      expect(sink.ends).toEqual([]);
+    });
+
+    it('finds an order the bus has not seen but the store knows', async () => {
+      publish('o', 3);
+      const fresh = new OrderEventBus(store, { ringSize: 8 });
+      fresh.start();
+      try {
+        const sink = new RecordingSink();
+        await fresh.open('o', 1, sink); // ring empty: served from the store history
+        expect(sink.seqs).toEqual([2, 3]);
+        publish('o', 1);
+        expect(sink.seqs).toEqual([2, 3, 4]);
+        expect(await fresh.getSnapshot('o')).toMatchObject({ lastSeq: 4 });
+      } finally {
+        fresh.stop();
+      }
+    });
+
+    it('getSnapshot answers from the bus, else from the store, else undefined', async () => {
+      publish('o', 2);
+      expect(await bus.getSnapshot('o')).toMatchObject({ orderId: 'o', lastSeq: 2 });
+      expect(await bus.getSnapshot('nope')).toBeUndefined();
+    });
+  });
+
+  describe('completion', () => {
+    it('delivers the terminal event, then ends with completed and releases', async () => {
+      publish('o', 1, OrderStatus.Created);
+      const sink = new RecordingSink();
+      await bus.open('o', 1, sink);
+      publish('o', 1, OrderStatus.Paid);
+      expect(sink.ends).toEqual([]);
+      publish('o', 1, OrderStatus.Delivered);
+      expect(sink.seqs).toEqual([2, 3]);
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      expect(sink.writesAfterEnd).toBe(0);
+      expect(bus.subscriberCount('o')).toBe(0);
+      expect(bus.subscriberCount()).toBe(0);
+    });
+
+    it.each([
+      [0, [1, 2, 3]],
+      [1, [2, 3]],
+      [3, []],
+    ])(
+      'subscribing after the order finished (afterSeq %i) replays %p then completes',
+      async (afterSeq, seqs) => {
+        publish('o', 1, OrderStatus.Created);
+        publish('o', 1, OrderStatus.Paid);
+        publish('o', 1, OrderStatus.Cancelled);
+        const sink = new RecordingSink();
+        await bus.open('o', afterSeq, sink);
+        expect(sink.seqs).toEqual(seqs);
+        expect(sink.ends).toEqual([StreamEndReason.Completed]);
+        expect(bus.subscriberCount()).toBe(0);
+      },
+    );
+
+    it('completes after a reset when the finished order is beyond retention or ahead', async () => {
+      make({ ringSize: 2 });
+      store.hasHistory = false;
+      publish('o', 4);
+      publish('o', 1, OrderStatus.Delivered);
+      for (const afterSeq of [1, 9]) {
+        const sink = new RecordingSink();
+        await bus.open('o', afterSeq, sink);
+        expect(sink.items).toHaveLength(1);
+        expect(resetOf(sink.items[0]).snapshot).toMatchObject({
+          status: OrderStatus.Delivered,
+          lastSeq: 5,
+        });
+        expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      }
+      expect(bus.subscriberCount()).toBe(0);
+    });
+
+    it('completes only after a blocked sink has drained the terminal event', async () => {
+      publish('o', 1, OrderStatus.Created);
+      const sink = new RecordingSink();
+      sink.accept = (_it, i) => i > 0;
+      await bus.open('o', 0, sink);
+      publish('o', 1, OrderStatus.Paid);
+      publish('o', 1, OrderStatus.Delivered);
+      expect(sink.seqs).toEqual([1]);
+      expect(sink.ends).toEqual([]);
+      expect(bus.subscriberCount('o')).toBe(1);
+      sink.fireDrain();
+      expect(sink.seqs).toEqual([1, 2, 3]);
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      expect(bus.subscriberCount('o')).toBe(0);
+    });
+  });
+
+  describe('back-pressure and overflow', () => {
+    async function blockedSubscriber(policy: OverflowPolicy, capacity = 4) {
+      make({ queueCapacity: capacity, overflowPolicy: policy });
+      publish('o', 1);
+      const sink = new RecordingSink();
+      sink.accept = () => false; // full after every write until drained
+      const sub = await bus.open('o', 0, sink);
+      expect(sink.seqs).toEqual([1]);
+      expect(sink.waitingForDrain).toBe(true);
+      return { sink, sub };
+    }
+
+    it.each(Object.values(OverflowPolicy))(
+      '%s: a full sink gets nothing until drain, and the queue stays within capacity',
+      async (policy) => {
+        const { sink, sub } = await blockedSubscriber(policy, 4);
+        for (let i = 0; i < 50; i++) {
+          publish('o', 1);
+          expect(sub.pending).toBeLessThanOrEqual(4);
+        }
+        expect(sink.seqs).toEqual([1]);
+        expect(sink.writesWhileFull).toBe(0);
+      },
+    );
+
+    it('conflate: after drain the client jumps to the newest status', async () => {
+      const { sink } = await blockedSubscriber(OverflowPolicy.Conflate, 4);
+      publish('o', 19); // seqs 2..20
+      publish('o', 1, OrderStatus.Packed); // seq 21, the newest status
+      sink.accept = () => true;
+      sink.fireDrain();
+      const seqs = sink.seqs;
+      expect(seqs[seqs.length - 1]).toBe(21);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect(seqs.length).toBeLessThanOrEqual(1 + 4);
+      const last = sink.items[sink.items.length - 1];
+      expect(last.kind === 'event' && last.event.status).toBe(OrderStatus.Packed);
+      expect(bus.stats.overflows[OverflowPolicy.Conflate]).toBeGreaterThan(0);
+      // Every event either reached the sink or was counted as dropped.
+      expect(bus.stats.overflowDropped[OverflowPolicy.Conflate]).toBe(21 - seqs.length);
+    });
+
+    it('drop-oldest: after drain the client gets the newest `capacity` events', async () => {
+      const { sink } = await blockedSubscriber(OverflowPolicy.DropOldest, 4);
+      publish('o', 19); // seqs 2..20
+      sink.accept = () => true;
+      sink.fireDrain();
+      expect(sink.seqs).toEqual([1, 17, 18, 19, 20]);
+      expect(bus.stats.overflows[OverflowPolicy.DropOldest]).toBe(15);
+      expect(bus.stats.overflowDropped[OverflowPolicy.DropOldest]).toBe(15);
+    });
+
+    it('disconnect: the subscription ends with overflow, counted, and is released', async () => {
+      const { sink, sub } = await blockedSubscriber(OverflowPolicy.Disconnect, 4);
+      publish('o', 4); // fills the queue
+      expect(sink.ends).toEqual([]);
+      publish('o', 1); // one too many
+      expect(sink.ends).toEqual([StreamEndReason.Overflow]);
+      expect(bus.stats.overflows[OverflowPolicy.Disconnect]).toBe(1);
+      expect(bus.stats.overflowDropped[OverflowPolicy.Disconnect]).toBe(4);
+      expect(bus.subscriberCount()).toBe(0);
+      publish('o', 3);
+      expect(sink.fireDrain()).toBe(true); // a late drain must not write
+      expect(sink.seqs).toEqual([1]);
+      expect(sink.writesAfterEnd).toBe(0);
+      sub.close(); // idempotent after the bus ended it
+      expect(bus.subscriberCount()).toBe(0);
+    });
+
+    it.each([OverflowPolicy.Conflate, OverflowPolicy.DropOldest])(
+      '%s: gaps while the sink is full keep the queue bounded and still end in a reset',
+      async (policy) => {
+        const { sink, sub } = await blockedSubscriber(policy, 1);
+        for (const seq of [4, 5, 9, 10, 11, 20]) {
+          store.emitRaw(event('o', seq, OrderStatus.Shipped, nowUs()));
+          expect(sub.pending).toBeLessThanOrEqual(1);
+        }
+        sink.accept = () => true;
+        sink.fireDrain();
+        expect(sink.items).toHaveLength(2);
+        expect(resetOf(sink.items[1]).snapshot.lastSeq).toBe(20);
+        expect(bus.stats.overflowDropped[policy]).toBeGreaterThan(0);
+      },
+    );
+
+    it('per-subscription options override the bus defaults', async () => {
+      make({ queueCapacity: 2, overflowPolicy: OverflowPolicy.Disconnect });
+      publish('o', 1);
+      const sink = new RecordingSink();
+      sink.accept = () => false;
+      const sub = await bus.open('o', 0, sink, {
+        queueCapacity: 10,
+        overflowPolicy: OverflowPolicy.DropOldest,
+      });
+      publish('o', 12);
+      expect(sink.ends).toEqual([]);
+      expect(sub.pending).toBe(10);
+      expect(bus.stats.overflows[OverflowPolicy.DropOldest]).toBe(2);
+    });
+
+    it('one slow sink never blocks a fast sink on the same order', async () => {
+      make({ queueCapacity: 4, overflowPolicy: OverflowPolicy.Conflate });
+      publish('o', 1);
+      const slow = new RecordingSink();
+      slow.accept = () => false;
+      const fast = new RecordingSink();
+      await bus.open('o', 0, slow);
+      await bus.open('o', 0, fast);
+      publish('o', 99);
+      expect(fast.seqs).toEqual(range(1, 100));
+      expect(slow.seqs).toEqual([1]);
+    });
+
+    it('resumes pumping from the drain callback and stops again when full', async () => {
+      publish('o', 1);
+      const sink = new RecordingSink();
+      // Full after seq 1, and again after seq 3.
+      sink.accept = (it) => it.kind === 'event' && it.event.seq !== 1 && it.event.seq !== 3;
+      await bus.open('o', 0, sink, { queueCapacity: 100 });
+      publish('o', 5);
+      expect(sink.seqs).toEqual([1]);
+      sink.fireDrain();
+      expect(sink.seqs).toEqual([1, 2, 3]);
+      sink.fireDrain();
+      expect(sink.seqs).toEqual(range(1, 6));
+      expect(sink.writesWhileFull).toBe(0);
+    });
+  });
+
+  describe('subscriber counts and stats', () => {
+    it('counts per order, per transport and in total, and return to 0 after close()', async () => {
+      publish('A', 1);
+      publish('B', 1);
+      const subs = [
+        await bus.open('A', 0, new RecordingSink(), { transport: 'sse' }),
+        await bus.open('A', 0, new RecordingSink(), { transport: 'grpc' }),
+        await bus.open('B', 0, new RecordingSink(), { transport: 'sse' }),
+        await bus.open('B', 0, new RecordingSink()),
+      ];
+      expect(bus.subscriberCount()).toBe(4);
+      expect(bus.subscriberCount('A')).toBe(2);
+      expect(bus.subscriberCount('B')).toBe(2);
+      expect(bus.stats.subscriptionsByTransport.get('sse')).toBe(2);
+      expect(bus.stats.subscriptionsByTransport.get('grpc')).toBe(1);
+      expect(bus.stats.subscriptionsByTransport.get('internal')).toBe(1);
+      for (const s of subs) {
+        s.close();
+        s.close(); // idempotent
+      }
+      expect(bus.subscriberCount()).toBe(0);
+      expect(bus.subscriberCount('A')).toBe(0);
+      expect(bus.subscriberCount('B')).toBe(0);
+      expect([...bus.stats.subscriptionsByTransport.values()]).toEqual([0, 0, 0]);
+    });
+
+    it('a closed subscription is never written to again', async () => {
+      publish('o', 1);
+      const sink = new RecordingSink();
+      const sub = await bus.open('o', 0, sink);
+      sub.close();
+      publish('o', 3);
+      expect(sink.seqs).toEqual([1]);
+      expect(sink.ends).toEqual([]);
+    });
+
+    it('moves the counters as events flow', async () => {
+      publish('o', 3);
+      const a = new RecordingSink();
+      const b = new RecordingSink();
+      await bus.open('o', 1, a, { transport: 'grpc' }); // a resume: replays 2, 3
+      await bus.open('o', 0, b, { transport: 'ws' }); // replays 1, 2, 3
+      publish('o', 2);
+      expect(bus.stats.eventsIngested).toBe(5);
+      expect(bus.stats.resumes).toBe(1);
+      expect(bus.stats.eventsReplayed).toBe(5);
+      expect(bus.stats.itemsDelivered).toBe(4 + 5);
+      expect(bus.stats.deliveredByTransport.get('grpc')).toBe(4);
+      expect(bus.stats.deliveredByTransport.get('ws')).toBe(5);
+    });
+
+    it('stop() ends every subscription with shutdown and stops ingesting', async () => {
+      publish('A', 1);
+      publish('B', 1);
+      const sinks = [new RecordingSink(), new RecordingSink(), new RecordingSink()];
+      await bus.open('A', 1, sinks[0]);
+      await bus.open('A', 1, sinks[1]);
+      await bus.open('B', 1, sinks[2]);
+      bus.stop();
+      expect(sinks.map((s) => s.ends)).toEqual([['shutdown'], ['shutdown'], ['shutdown']]);
+      expect(bus.subscriberCount()).toBe(0);
+      expect(bus.orderCount).toBe(0);
+      publish('A', 1);
+      expect(bus.stats.eventsIngested).toBe(2);
+    });
+
+    it('start() is idempotent: events are ingested once', () => {
+      bus.start();
+      bus.start();
+      publish('o', 2);
+      expect(bus.stats.eventsIngested).toBe(2);
+      expect(bus.stats.duplicatesIgnored).toBe(0);
+    });
+  });
+
+  describe('what the store feeds', () => {
+    it('ignores duplicate events and counts them', async () => {
+      publish('o', 3);
+      const sink = new RecordingSink();
+      await bus.open('o', 0, sink);
+      store.emitRaw(event('o', 2, OrderStatus.Paid, nowUs()));
+      store.emitRaw(event('o', 3, OrderStatus.Paid, nowUs()));
+      publish('o', 1);
+      expect(sink.seqs).toEqual([1, 2, 3, 4]);
+      expect(bus.stats.duplicatesIgnored).toBe(2);
+      expect(bus.stats.eventsIngested).toBe(4);
+    });
+
+    it('turns a gap in the seqs into a Gap reset for live subscribers', async () => {
+      store.hasHistory = false;
+      publish('o', 3);
+      const sink = new RecordingSink();
+      await bus.open('o', 3, sink);
+      store.emitRaw(event('o', 7, OrderStatus.Shipped, nowUs()));
+      store.emitRaw(event('o', 8, OrderStatus.Shipped, nowUs()));
+      expect(sink.items).toHaveLength(2);
+      const reset = resetOf(sink.items[0]);
+      expect(reset.reason).toBe(ResetReason.Gap);
+      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 7, status: 'shipped' });
+      expect(sink.seqs).toEqual([8]);
+      expect(bus.stats.resets[ResetReason.Gap]).toBe(1);
+      // The ring restarted after the gap: a resume from before it is told so.
+      const late = new RecordingSink();
+      await bus.open('o', 4, late);
+      expect(resetOf(late.items[0]).reason).toBe(ResetReason.BeyondRetention);
+      const fromGap = new RecordingSink();
+      await bus.open('o', 6, fromGap);
+      expect(fromGap.seqs).toEqual([7, 8]);
+    });
+
+    it('completes when a gap lands on a terminal status', async () => {
+      publish('o', 2);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      store.emitRaw(event('o', 5, OrderStatus.Delivered, nowUs()));
+      expect(resetOf(sink.items[0]).snapshot.status).toBe(OrderStatus.Delivered);
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+    });
+  });
+
+  describe('eviction of finished orders', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('forgets a finished order after ringMaxAgeMs', () => {
+      make({ ringMaxAgeMs: 1_000 });
+      publish('o', 1, OrderStatus.Created);
+      publish('o', 1, OrderStatus.Cancelled);
+      publish('live', 1, OrderStatus.Created);
+      expect(bus.orderCount).toBe(2);
+      jest.advanceTimersByTime(999);
+      expect(bus.orderCount).toBe(2);
+      jest.advanceTimersByTime(1);
+      expect(bus.orderCount).toBe(1);
+    });
+
+    it('also forgets it when a subscriber was still draining at that time', async () => {
+      make({ ringMaxAgeMs: 1_000 });
+      publish('o', 1, OrderStatus.Created);
+      const sink = new RecordingSink();
+      sink.accept = () => false;
+      const sub = await bus.open('o', 0, sink);
+      publish('o', 1, OrderStatus.Delivered);
+      jest.advanceTimersByTime(1_000);
+      expect(bus.orderCount).toBe(1); // still in use
+      sub.close();
+      jest.advanceTimersByTime(1_000);
+      expect(bus.orderCount).toBe(0);
+    });
+  });
+});
+
+describe('the replay/live race', () => {
+  it('slow history, live events meanwhile: the subscriber still sees every seq once, in order', async () => {
+    const store = new ControlledStore();
+    const bus = new OrderEventBus(store, { ringSize: 2 });
+    bus.start();
+    try {
+      for (let i = 0; i < 10; i++) store.publishNow('o');
+      store.holdHistory = true;
+      const sink = new RecordingSink();
+      const opening = bus.open('o', 3, sink);
+      expect(store.pendingReads).toHaveLength(1); // the ring (9, 10) does not cover 4..
+      for (let i = 0; i < 5; i++) store.publishNow('o'); // 11..15 while history is pending
+      expect(sink.items).toEqual([]);
+      const read = store.pendingReads[0];
+      read.deferred.resolve(store.slice('o', 3, read.lastSeqAtCall)); // history as of the call: 4..10
+      await opening;
+      store.publishNow('o');
+      expect(sink.seqs).toEqual(range(4, 16));
+      expect(bus.stats.eventsReplayed).toBe(7);
+    } finally {
+      bus.stop();
+    }
+  });
+
+  it('history lost while the order finishes: a reset with the final state, then completed', async () => {
+    const store = new ControlledStore();
+    const bus = new OrderEventBus(store, { ringSize: 2 });
+    bus.start();
+    try {
+      for (let i = 0; i < 6; i++) store.publishNow('o');
+      store.holdHistory = true;
+      const sink = new RecordingSink();
+      const opening = bus.open('o', 1, sink);
+      store.publishNow('o', OrderStatus.Delivered); // seq 7, while the history read is pending
+      store.pendingReads[0].deferred.resolve(undefined);
+      await opening;
+      expect(sink.items).toHaveLength(1);
+      expect(resetOf(sink.items[0]).snapshot).toMatchObject({
+        lastSeq: 7,
+        status: OrderStatus.Delivered,
+      });
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      expect(bus.subscriberCount()).toBe(0);
+    } finally {
+      bus.stop();
+    }
+  });
+
+  it('a failed history read rejects the open and leaves no subscriber behind', async () => {
+    const store = new ControlledStore();
+    const bus = new OrderEventBus(store, { ringSize: 2 });
+    bus.start();
+    try {
+      for (let i = 0; i < 6; i++) store.publishNow('o');
+      store.holdHistory = true;
+      const opening = bus.open('o', 1, new RecordingSink());
+      store.publishNow('o');
+      store.pendingReads[0].deferred.reject(new GatewayError(ErrorCode.Unavailable, 'down'));
+      await expect(opening).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+      expect(bus.subscriberCount()).toBe(0);
+    } finally {
+      bus.stop();
+    }
+  });
+
+  type Op = 'publish' | 'flush' | 'block' | 'drain' | 'announce';
+  it('any interleaving of live events, drains and the history answer: every seq exactly once, in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          initial: fc.integer({ min: 3, max: 12 }),
+          back: fc.integer({ min: 3, max: 14 }),
+          ops: fc.array(
+            fc.constantFrom<Op>('publish', 'publish', 'flush', 'block', 'drain', 'announce'),
+            { maxLength: 25 },
+          ),
+          // The store's notifications may lag its history (a shared store): the history
+          // answer can then hold events the bus has not seen yet.
+          lag: fc.boolean(),
+          resolveAt: fc.nat(),
+          // Where the history answer is cut: as the store stood at the call (0), at the
+          // answer (1), or in between.
+          cut: fc.double({ min: 0, max: 1, noNaN: true }),
+          terminal: fc.boolean(),
+          policy: fc.constantFrom(...Object.values(OverflowPolicy)),
+        }),
+        async ({ initial, back, ops, resolveAt, cut, terminal, policy, lag }) => {
+          const store = new ControlledStore();
+          const bus = new OrderEventBus(store, {
+            ringSize: 2,
+            queueCapacity: 1_000,
+            overflowPolicy: policy,
+          });
+          bus.start();
+          try {
+            for (let i = 0; i < initial; i++) store.publishNow('o');
+            const afterSeq = Math.max(0, initial - back);
+            store.holdHistory = true;
+            store.lagFeed = lag;
+            const sink = new RecordingSink();
+            let blockNext = false;
+            sink.accept = () => {
+              if (!blockNext) return true;
+              blockNext = false;
+              return false;
+            };
+            const opening = bus.open('o', afterSeq, sink, { transport: 'race' });
+            expect(store.pendingReads).toHaveLength(1);
+            const resolve = () => {
+              const read = store.pendingReads.shift();
+              if (!read) return;
+              const upTo =
+                read.lastSeqAtCall + Math.floor(cut * (store.lastSeq('o') - read.lastSeqAtCall));
+              read.deferred.resolve(store.slice('o', read.afterSeq, upTo));
+            };
+            const publishes = ops.filter((op) => op === 'publish').length;
+            let published = 0;
+            const at = resolveAt % (ops.length + 1);
+            for (let i = 0; i < ops.length; i++) {
+              if (i === at) resolve();
+              switch (ops[i]) {
+                case 'publish':
+                  published++;
+                  store.publishNow(
+                    'o',
+                    terminal && published === publishes ? OrderStatus.Delivered : OrderStatus.Paid,
+                  );
+                  break;
+                case 'flush':
+                  await flush();
+                  break;
+                case 'block':
+                  blockNext = true;
+                  break;
+                case 'drain':
+                  sink.fireDrain();
+                  break;
+                case 'announce':
+                  store.announce();
+                  break;
+              }
+            }
+            resolve();
+            const sub = await opening;
+            store.announce();
+            blockNext = false;
+            while (sink.fireDrain());
+
+            expect(sink.resets).toEqual([]);
+            expect(sink.seqs).toEqual(range(afterSeq + 1, store.lastSeq('o')));
+            expect(sink.writesWhileFull).toBe(0);
+            expect(sink.writesAfterEnd).toBe(0);
+            const finished = terminal && publishes > 0;
+            expect(sink.ends).toEqual(finished ? [StreamEndReason.Completed] : []);
+            expect(bus.subscriberCount()).toBe(finished ? 0 : 1);
+            sub.close();
+            expect(bus.subscriberCount()).toBe(0);
+            expect(bus.stats.subscriptionsByTransport.get('race')).toBe(0);
+          } finally {
+            bus.stop();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import { ErrorCode, GatewayError, OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { InMemoryOrderStore } from './in-memory-order-store';
+
+describe('InMemoryOrderStore', () => {
+  let store: InMemoryOrderStore;
+  let seen: OrderStatusChanged[];
+
+  beforeEach(() => {
+    store = new InMemoryOrderStore();
+    seen = [];
+    store.events$.subscribe((e) => seen.push(e));
+  });
+  afterEach(() => store.close());
+
+  it('assigns seqs per order from 1, announces every event and keeps the snapshot', async () => {
+    const a1 = await store.publish({ orderId: 'a', status: OrderStatus.Created });
+    const b1 = await store.publish({ orderId: 'b', status: OrderStatus.Created });
+    const a2 = store.publishSync({ orderId: 'a', status: OrderStatus.Paid });
+    const a3 = store.publishSync({ orderId: 'a', status: OrderStatus.Paid });
+    expect([a1.seq, a2.seq, a3.seq, b1.seq]).toEqual([1, 2, 3, 1]);
+    expect(seen).toEqual([a1, b1, a2, a3]);
+    expect(a3.publishedAtUs).toBeGreaterThanOrEqual(a1.publishedAtUs);
+    // Comparable with the wall clock, in microseconds.
+    expect(Math.abs(a3.publishedAtUs / 1000 - Date.now())).toBeLessThan(5_000);
+    expect(await store.getSnapshot('a')).toEqual({
+      orderId: 'a',
+      status: OrderStatus.Paid,
+      lastSeq: 3,
+      updatedAtUs: a3.publishedAtUs,
+    });
+    expect(store.getSnapshotSync('b')).toMatchObject({ lastSeq: 1, status: 'created' });
+    expect(await store.getSnapshot('c')).toBeUndefined();
+    expect(store.orderCount).toBe(2);
+    expect(await store.readHistory()).toBeUndefined();
+  });
+
+  it('adds padding only when asked', () => {
+    const plain = store.publishSync({ orderId: 'a', status: OrderStatus.Created });
+    const padded = store.publishSync({ orderId: 'a', status: OrderStatus.Paid, paddingBytes: 10 });
+    expect(plain).not.toHaveProperty('padding');
+    expect(padded.padding).toHaveLength(10);
+  });
+
+  it('NotFound for a first event that is not created, and nothing is published', async () => {
+    const err: unknown = await store
+      .publish({ orderId: 'x', status: OrderStatus.Paid })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).code).toBe(ErrorCode.NotFound);
+    expect(seen).toEqual([]);
+    expect(store.orderCount).toBe(0);
+  });
+
+  it('FailedPrecondition for a backward move or anything after a terminal status', () => {
+    store.publishSync({ orderId: 'a', status: OrderStatus.Created });
+    store.publishSync({ orderId: 'a', status: OrderStatus.Shipped });
+    const code = (status: OrderStatus) => {
+      try {
+        store.publishSync({ orderId: 'a', status });
+      } catch (err) {
+        return (err as GatewayError).code;
+      }
+      return undefined;
+    };
+    expect(code(OrderStatus.Paid)).toBe(ErrorCode.FailedPrecondition);
+    expect(code(OrderStatus.Delivered)).toBeUndefined();
+    expect(code(OrderStatus.Delivered)).toBe(ErrorCode.FailedPrecondition);
+    expect(code(OrderStatus.Cancelled)).toBe(ErrorCode.FailedPrecondition);
+    expect(store.getSnapshotSync('a')).toMatchObject({ lastSeq: 3, status: 'delivered' });
+    expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  describe('retention of finished orders', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('forgets a terminal order after terminalRetentionMs; live orders stay', () => {
+      const s = new InMemoryOrderStore({ terminalRetentionMs: 1_000 });
+      try {
+        s.publishSync({ orderId: 'done', status: OrderStatus.Created });
+        s.publishSync({ orderId: 'done', status: OrderStatus.Cancelled });
+        s.publishSync({ orderId: 'live', status: OrderStatus.Created });
+        jest.advanceTimersByTime(999);
+        expect(s.getSnapshotSync('done')).toBeDefined();
+        jest.advanceTimersByTime(1);
+        expect(s.getSnapshotSync('done')).toBeUndefined();
+        expect(s.getSnapshotSync('live')).toBeDefined();
+        expect(s.orderCount).toBe(1);
+        // A forgotten id can start over.
+        expect(s.publishSync({ orderId: 'done', status: OrderStatus.Created }).seq).toBe(1);
+      } finally {
+        s.close();
+      }
+    });
+
+    it('close() cancels pending forgets and completes the event stream', () => {
+      const s = new InMemoryOrderStore({ terminalRetentionMs: 1_000 });
+      let completed = false;
+      s.events$.subscribe({ complete: () => (completed = true) });
+      s.publishSync({ orderId: 'done', status: OrderStatus.Created });
+      s.publishSync({ orderId: 'done', status: OrderStatus.Delivered });
+      s.close();
+      expect(completed).toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,152 @@
+import { ErrorCode, OrderStatus, ResetReason } from '@app/contracts';
+import { OrderEventBus } from './event-bus';
+import { DEFAULT_POLL_MAX_BATCH, pollOnce } from './poll';
+import { ControlledStore } from './testing/bus-fixtures';
+
+const seqsOf = (items: { kind: string; event?: { seq: number } }[]) =>
+  items.flatMap((it) => (it.kind === 'event' && it.event ? [it.event.seq] : []));
+
+describe('pollOnce', () => {
+  let store: ControlledStore;
+  let bus: OrderEventBus;
+  const publish = (n: number, status = OrderStatus.Paid) => {
+    for (let i = 0; i < n; i++) store.publishNow('o', status);
+  };
+
+  beforeEach(() => {
+    store = new ControlledStore();
+    bus = new OrderEventBus(store, { ringSize: 1_000 });
+    bus.start();
+  });
+  afterEach(() => bus.stop());
+
+  it('answers at once with what is pending, as one batch, and releases the subscription', async () => {
+    publish(5);
+    const t0 = Date.now();
+    const res = await pollOnce(bus, 'o', 2, { waitMs: 10_000 });
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(seqsOf(res.items)).toEqual([3, 4, 5]);
+    expect(res.completed).toBe(false);
+    expect(bus.subscriberCount()).toBe(0);
+    expect(bus.stats.subscriptionsByTransport.get('long-poll')).toBe(0);
+    expect(bus.stats.deliveredByTransport.get('long-poll')).toBe(3);
+  });
+
+  it('caps a response at maxBatch, and the next cursor continues exactly', async () => {
+    publish(25);
+    const seen: number[] = [];
+    let after = 0;
+    for (let round = 0; round < 3; round++) {
+      const res = await pollOnce(bus, 'o', after, { waitMs: 0, maxBatch: 10 });
+      expect(res.items.length).toBeLessThanOrEqual(10);
+      const seqs = seqsOf(res.items);
+      seen.push(...seqs);
+      after = seqs[seqs.length - 1];
+    }
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const last = await pollOnce(bus, 'o', after, { waitMs: 0, maxBatch: 10 });
+    expect(last.items).toEqual([]);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('defaults maxBatch to DEFAULT_POLL_MAX_BATCH', async () => {
+    publish(DEFAULT_POLL_MAX_BATCH + 20);
+    const res = await pollOnce(bus, 'o', 0, { waitMs: 0 });
+    expect(res.items).toHaveLength(DEFAULT_POLL_MAX_BATCH);
+  });
+
+  it('waits for the first live event and answers with it', async () => {
+    publish(3);
+    const polling = pollOnce(bus, 'o', 3, { waitMs: 5_000, transport: 'lp-test' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(bus.subscriberCount('o')).toBe(1);
+    const t0 = Date.now();
+    publish(2); // one synchronous burst: both go into the same answer
+    const res = await polling;
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(seqsOf(res.items)).toEqual([4, 5]);
+    expect(bus.subscriberCount()).toBe(0);
+    expect(bus.stats.subscriptionsByTransport.get('lp-test')).toBe(0);
+  });
+
+  it('answers empty once waitMs passes with nothing new', async () => {
+    publish(1);
+    const t0 = Date.now();
+    const res = await pollOnce(bus, 'o', 1, { waitMs: 50 });
+    const elapsed = Date.now() - t0;
+    expect(res).toEqual({ items: [], completed: false });
+    expect(elapsed).toBeGreaterThanOrEqual(45);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('waitMs 0 answers at once (short-poll)', async () => {
+    publish(1);
+    const t0 = Date.now();
+    const res = await pollOnce(bus, 'o', 1, { waitMs: 0 });
+    expect(Date.now() - t0).toBeLessThan(200);
+    expect(res).toEqual({ items: [], completed: false });
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('an abort releases the subscription at once', async () => {
+    publish(1);
+    const abort = new AbortController();
+    const polling = pollOnce(bus, 'o', 1, { waitMs: 30_000, signal: abort.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(bus.subscriberCount()).toBe(1);
+    const t0 = Date.now();
+    abort.abort();
+    const res = await polling;
+    expect(Date.now() - t0).toBeLessThan(200);
+    expect(res.items).toEqual([]);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('an already aborted signal answers without waiting', async () => {
+    publish(1);
+    const abort = new AbortController();
+    abort.abort();
+    const res = await pollOnce(bus, 'o', 1, { waitMs: 30_000, signal: abort.signal });
+    expect(res.items).toEqual([]);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('sets completed when the batch holds the terminal event', async () => {
+    publish(1, OrderStatus.Created);
+    publish(1, OrderStatus.Delivered);
+    const res = await pollOnce(bus, 'o', 0, { waitMs: 1_000 });
+    expect(seqsOf(res.items)).toEqual([1, 2]);
+    expect(res.completed).toBe(true);
+    const again = await pollOnce(bus, 'o', 2, { waitMs: 1_000 });
+    expect(again).toEqual({ items: [], completed: true });
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('sets completed when a live terminal event ends the wait', async () => {
+    publish(1, OrderStatus.Created);
+    const polling = pollOnce(bus, 'o', 1, { waitMs: 5_000 });
+    await new Promise((resolve) => setImmediate(resolve));
+    publish(1, OrderStatus.Cancelled);
+    const res = await polling;
+    expect(seqsOf(res.items)).toEqual([2]);
+    expect(res.completed).toBe(true);
+  });
+
+  it('answers a reset when the cursor cannot be served', async () => {
+    publish(3);
+    const res = await pollOnce(bus, 'o', 9, { waitMs: 1_000 });
+    expect(res.items).toHaveLength(1);
+    expect(res.items[0]).toMatchObject({
+      kind: 'reset',
+      reset: { reason: ResetReason.AheadOfLastSeq, snapshot: { lastSeq: 3 } },
+    });
+  });
+
+  it('rejects with NotFound for an unknown order and leaves nothing behind', async () => {
+    await expect(pollOnce(bus, 'nope', 0, { waitMs: 1_000 })).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+    expect(bus.subscriberCount()).toBe(0);
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * Test doubles for the bus specs: a recording sink with controllable back-pressure, a
+ * store whose history reads can be held open (to stage the replay/live race), and a
+ * bounded wait. Not exported from the library's index.
+ */
+import { Subject, type Observable } from 'rxjs';
+import {
+  nowUs,
+  OrderStatus,
+  type OrderSnapshot,
+  type OrderStatusChanged,
+  type StreamEndReason,
+  type StreamItem,
+} from '@app/contracts';
+import type { DeliverySink } from '../delivery-sink';
+import { OrderStore, type PublishCommand } from '../order-store';
+
+export interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+export function event(
+  orderId: string,
+  seq: number,
+  status: OrderStatus = OrderStatus.Paid,
+  publishedAtUs = 0,
+): OrderStatusChanged {
+  return { orderId, seq, status, publishedAtUs };
+}
+
+/** Polls `condition` every few ms; rejects with `what` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 2_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/** Lets every pending promise continuation run (one macrotask turn). */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * A sink that records what it receives. `accept` decides each write's return value;
+ * while a write has returned false and the drain callback has not fired, any further
+ * write is recorded as a violation of the back-pressure contract.
+ */
+export class RecordingSink implements DeliverySink {
+  readonly items: StreamItem[] = [];
+  readonly ends: StreamEndReason[] = [];
+  /** Writes that arrived while the sink was waiting for drain (must stay 0). */
+  writesWhileFull = 0;
+  /** Writes that arrived after end() (must stay 0). */
+  writesAfterEnd = 0;
+  accept: (item: StreamItem, index: number) => boolean = () => true;
+  private drain?: () => void;
+
+  write(item: StreamItem): boolean {
+    if (this.drain !== undefined) this.writesWhileFull++;
+    if (this.ends.length > 0) this.writesAfterEnd++;
+    this.items.push(item);
+    return this.accept(item, this.items.length - 1);
+  }
+
+  onDrain(resume: () => void): void {
+    this.drain = resume;
+  }
+
+  end(reason: StreamEndReason): void {
+    this.ends.push(reason);
+  }
+
+  get waitingForDrain(): boolean {
+    return this.drain !== undefined;
+  }
+
+  /** Fires the pending drain callback, if any; returns whether there was one. */
+  fireDrain(): boolean {
+    const resume = this.drain;
+    if (resume === undefined) return false;
+    this.drain = undefined;
+    resume();
+    return true;
+  }
+
+  get seqs(): number[] {
+    return this.items.flatMap((it) => (it.kind === 'event' ? [it.event.seq] : []));
+  }
+
+  get resets(): StreamItem[] {
+    return this.items.filter((it) => it.kind === 'reset');
+  }
+}
+
+/**
+ * An OrderStore with a full per-order history that enforces nothing but seq order.
+ * History reads can be held (`holdHistory = true`): each call is then parked in
+ * `pendingReads` until the test resolves it, which is how the specs stage the race
+ * between a slow replay and live events. `hasHistory = false` models a store that keeps
+ * none (like the in-memory store).
+ */
+export class ControlledStore extends OrderStore {
+  private readonly subject = new Subject<OrderStatusChanged>();
+  readonly events$: Observable<OrderStatusChanged> = this.subject.asObservable();
+  readonly history = new Map<string, OrderStatusChanged[]>();
+  holdHistory = false;
+  hasHistory = true;
+  historyReads = 0;
+  readonly pendingReads: {
+    orderId: string;
+    afterSeq: number;
+    lastSeqAtCall: number;
+    deferred: Deferred<OrderStatusChanged[] | undefined>;
+  }[] = [];
+
+  async publish(cmd: PublishCommand): Promise<OrderStatusChanged> {
+    return this.publishNow(cmd.orderId, cmd.status);
+  }
+
+  /**
+   * Assigns the next seq and announces the event synchronously, or, while `lagFeed` is
+   * set, only records it (like a shared store whose notification has not arrived yet)
+   * until `announce()`.
+   */
+  publishNow(orderId: string, status: OrderStatus = OrderStatus.Paid): OrderStatusChanged {
+    const list = this.history.get(orderId) ?? [];
+    this.history.set(orderId, list);
+    const e = event(orderId, list.length + 1, status, nowUs());
+    list.push(e);
+    if (this.lagFeed) this.unannounced.push(e);
+    else this.subject.next(e);
+    return e;
+  }
+
+  lagFeed = false;
+  private readonly unannounced: OrderStatusChanged[] = [];
+
+  /** Announces the events held back by `lagFeed`, in order. */
+  announce(): void {
+    for (const e of this.unannounced.splice(0)) this.subject.next(e);
+  }
+
+  /** Announces an arbitrary event (duplicates, gaps) without touching the history. */
+  emitRaw(e: OrderStatusChanged): void {
+    this.subject.next(e);
+  }
+
+  lastSeq(orderId: string): number {
+    return this.history.get(orderId)?.length ?? 0;
+  }
+
+  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+    const list = this.history.get(orderId);
+    const last = list?.[list.length - 1];
+    if (last === undefined) return undefined;
+    return {
+      orderId,
+      status: last.status,
+      lastSeq: last.seq,
+      updatedAtUs: last.publishedAtUs,
+    };
+  }
+
+  readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+    this.historyReads++;
+    if (!this.holdHistory) return Promise.resolve(this.slice(orderId, afterSeq));
+    const d = deferred<OrderStatusChanged[] | undefined>();
+    this.pendingReads.push({
+      orderId,
+      afterSeq,
+      lastSeqAtCall: this.lastSeq(orderId),
+      deferred: d,
+    });
+    return d.promise;
+  }
+
+  /** History after `afterSeq` as it stood when the store's last seq was `upTo`. */
+  slice(orderId: string, afterSeq: number, upTo = Infinity): OrderStatusChanged[] | undefined {
+    if (!this.hasHistory) return undefined;
+    return (this.history.get(orderId) ?? []).filter((e) => e.seq > afterSeq && e.seq <= upTo);
+  }
+}
