@@ -197,9 +197,7 @@ describe('proto codec', () => {
     };
     expect(reasonOf(ResetReason.BeyondRetention)).toBe(byName.get('REASON_BEYOND_RETENTION'));
     expect(reasonOf(ResetReason.AheadOfLastSeq)).toBe(byName.get('REASON_AHEAD_OF_LAST_SEQ'));
-    // The proto has no GAP reason: a gap is reported like lost retention (the client
-    // replaces its view with the snapshot either way).
-    expect(reasonOf(ResetReason.Gap)).toBe(byName.get('REASON_BEYOND_RETENTION'));
+    expect(reasonOf(ResetReason.Gap)).toBe(byName.get('REASON_GAP'));
     for (const r of Object.values(ResetReason)) {
       expect([...byName.values()].filter((n) => n !== 0)).toContain(reasonOf(r));
     }

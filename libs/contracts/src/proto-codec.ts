@@ -23,7 +23,7 @@ const STATUS_BY_PROTO = new Map<number, OrderStatus>(
 const PROTO_RESET_REASON: Readonly<Record<ResetReason, number>> = {
   [ResetReason.BeyondRetention]: 1,
   [ResetReason.AheadOfLastSeq]: 2,
-  [ResetReason.Gap]: 1,
+  [ResetReason.Gap]: 3,
 };
 
 /** Undefined for UNSPECIFIED or unknown numbers: the caller reports InvalidArgument. */

@@ -22,7 +22,13 @@ export const GRPC_TRANSPORT = 'grpc';
  *
  * Since nothing is emitted, Nest never writes to the call; it only ends it, after every
  * message written here (grpc-js sends the status from the Writable's `_final`, i.e.
- * after the buffered writes).
+ * after the buffered writes). For a client that has stopped reading, that status waits
+ * behind the buffered messages (HTTP/2 sends trailers after the stream's data); the bus
+ * subscription is released at once all the same, and keepalive and the maximum
+ * connection age bound how long such a call can linger.
+ *
+ * `connectionsByTransport.grpc` counts open Subscribe streams, the gRPC counterpart of
+ * an open SSE response (grpc-js does not expose its HTTP/2 sessions).
  */
 export function subscribeStream(
   bus: OrderEventBus,

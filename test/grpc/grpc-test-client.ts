@@ -1,0 +1,95 @@
+import {
+  credentials,
+  loadPackageDefinition,
+  type CallOptions,
+  type ChannelOptions,
+  type Client,
+  type ClientReadableStream,
+  type ServiceClientConstructor,
+  type ServiceError,
+  type StatusObject,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import {
+  ORDER_STATUS_PROTO_PATH,
+  PROTO_LOADER_OPTIONS,
+  type ProtoOrderSnapshot,
+  type ProtoOrderStatusChanged,
+  type ProtoSubscribeResponse,
+} from '@app/contracts';
+import { once } from '../support/wait-for';
+
+type UnaryCallback<T> = (err: ServiceError | null, res?: T) => void;
+
+/** The generated client, as @grpc/grpc-js builds it from the proto at run time. */
+export interface OrderStatusClient extends Client {
+  subscribe(
+    req: { orderId: string; afterSeq?: number },
+    options?: CallOptions,
+  ): ClientReadableStream<ProtoSubscribeResponse>;
+  getOrder(
+    req: { orderId: string },
+    options: CallOptions,
+    cb: UnaryCallback<ProtoOrderSnapshot>,
+  ): void;
+  updateStatus(
+    req: { orderId: string; status: number; paddingBytes?: number },
+    options: CallOptions,
+    cb: UnaryCallback<{ event: ProtoOrderStatusChanged }>,
+  ): void;
+}
+
+const pkg = loadPackageDefinition(loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS)) as {
+  orderstatus: { v1: { OrderStatusService: ServiceClientConstructor } };
+};
+
+/** A real grpc-js client of the service, one channel per client. */
+export function orderStatusClient(
+  address: string,
+  options: ChannelOptions = {},
+): OrderStatusClient {
+  const Ctor = pkg.orderstatus.v1.OrderStatusService;
+  return new Ctor(address, credentials.createInsecure(), options) as unknown as OrderStatusClient;
+}
+
+/** Promisified unary call; rejects with the grpc-js ServiceError (code, details). */
+export function unary<Req, Res>(
+  method: (req: Req, options: CallOptions, cb: UnaryCallback<Res>) => void,
+  req: Req,
+  options: CallOptions = {},
+): Promise<Res> {
+  return new Promise((resolve, reject) =>
+    method(req, options, (err, res) => (err ? reject(err) : resolve(res as Res))),
+  );
+}
+
+export interface Collected {
+  /** Messages received so far (grows while the stream runs). */
+  readonly items: ProtoSubscribeResponse[];
+  /**
+   * The final status (grpc-js always emits 'status', also after an 'error', with the
+   * same code); rejects if it does not come within `timeoutMs`.
+   */
+  readonly status: Promise<StatusObject>;
+}
+
+/** Collects a server stream's messages and its final status. */
+export function collect(
+  call: ClientReadableStream<ProtoSubscribeResponse>,
+  timeoutMs = 10_000,
+): Collected {
+  const items: ProtoSubscribeResponse[] = [];
+  call.on('data', (m: ProtoSubscribeResponse) => items.push(m));
+  // The status event carries the error's code; without a listener 'error' would throw.
+  call.on('error', () => undefined);
+  return { items, status: once<StatusObject>(call, 'status', timeoutMs) };
+}
+
+/** The seqs of the events among `items` (resets left out). */
+export function seqsOf(items: readonly ProtoSubscribeResponse[]): number[] {
+  return items.flatMap((m) => ('event' in m && m.event ? [Number(m.event.seq)] : []));
+}
+
+export function deadlineIn(ms: number): Date {
+  return new Date(Date.now() + ms);
+}

@@ -1,0 +1,108 @@
+import { performance } from 'node:perf_hooks';
+import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { OverflowPolicy } from '@app/event-bus';
+import { OrdersGateway } from '../../apps/order-status/src/transports/ws/orders.gateway';
+import { ENGINE_WRITE_BUFFER_HIGH_WATER } from '../../apps/order-status/src/transports/ws/ws-limits';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { ClientPool, type OrdersClient } from './orders-client';
+import { RawOrdersClient } from './raw-orders-client';
+
+const QUEUE_CAPACITY = 4;
+/** Large events fill the kernel's socket buffers (a few MB on loopback) quickly. */
+const PADDING_BYTES = 60_000;
+/** Upper bound on events published; the loop stops earlier once overflow is proven. */
+const MAX_EVENTS = 500;
+/** Events published after the first overflow, while the slow reader is stuck. */
+const EVENTS_AFTER_OVERFLOW = 30;
+/** Generous per-event bound for the fast client: far below "waits for the slow one". */
+const FAST_DEADLINE_MS = 2_000;
+
+/** Resolves when `socket` receives the status with `seq`; rejects after `timeoutMs`. */
+function statusWithSeq(socket: OrdersClient, seq: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onStatus = (e: OrderStatusChanged) => {
+      if (e.seq < seq) return;
+      clearTimeout(timer);
+      socket.off('status', onStatus);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      socket.off('status', onStatus);
+      reject(new Error(`fast client did not get seq ${seq} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('status', onStatus);
+  });
+}
+
+describe('socket.io /orders: a consumer that stops reading', () => {
+  let app: TestApp;
+  let slow: RawOrdersClient | undefined;
+  const pool = new ClientPool();
+
+  afterEach(async () => {
+    await slow?.close();
+    await pool.closeAll();
+    await app.close();
+  });
+
+  it('does not delay a fast one on the same order, and its backlog stays bounded', async () => {
+    app = await startTestApp({
+      BUS_QUEUE_CAPACITY: String(QUEUE_CAPACITY),
+      BUS_OVERFLOW_POLICY: OverflowPolicy.Conflate,
+      // No engine ping may close the stuck socket during the test.
+      WS_PING_INTERVAL_MS: '120000',
+      WS_PING_TIMEOUT_MS: '120000',
+    });
+    const gateway = app.app.get(OrdersGateway);
+    await app.createOrder('bp-1');
+
+    slow = await RawOrdersClient.connect(app.httpUrl);
+    expect(await slow.subscribe('bp-1', 1)).toMatchObject({ ok: true, lastSeq: 1 });
+    slow.pause();
+    const fast = await pool.connect(app.httpUrl);
+    expect(await fast.subscribe('bp-1', 1)).toMatchObject({ ok: true, lastSeq: 1 });
+
+    const stats = app.bus.stats;
+    let maxPending = 0;
+    let maxEngineBuffered = 0;
+    let maxLatencyMs = 0;
+    let overflowAt: number | undefined;
+    let lastSeq = 1;
+    for (let i = 0; i < MAX_EVENTS; i++) {
+      const t0 = performance.now();
+      const arrived = statusWithSeq(fast.socket, lastSeq + 1, FAST_DEADLINE_MS);
+      lastSeq = (await app.publish('bp-1', OrderStatus.Shipped, PADDING_BYTES)).seq;
+      await arrived;
+      maxLatencyMs = Math.max(maxLatencyMs, performance.now() - t0);
+
+      const backlog = gateway.inspect(slow.sid);
+      if (backlog === undefined) throw new Error('the slow socket was disconnected');
+      maxPending = Math.max(maxPending, ...backlog.subscriptions.map((s) => s.pending));
+      maxEngineBuffered = Math.max(maxEngineBuffered, backlog.engineBuffered);
+      if (overflowAt === undefined && stats.overflows.conflate > 0) overflowAt = i;
+      if (overflowAt !== undefined && i >= overflowAt + EVENTS_AFTER_OVERFLOW) break;
+    }
+
+    // The slow subscription overflowed (conflating), and only that one fell behind.
+    expect(overflowAt).toBeDefined();
+    expect(stats.overflowDropped.conflate).toBeGreaterThan(0);
+    // Every event reached the fast client, in order, each within the bound.
+    expect(fast.statuses('bp-1').map((e) => e.seq)).toEqual(
+      Array.from({ length: lastSeq - 1 }, (_, k) => k + 2),
+    );
+    expect(maxLatencyMs).toBeLessThan(FAST_DEADLINE_MS);
+    // The slow consumer's backlog is bounded in the bus and in the engine.
+    expect(maxPending).toBeLessThanOrEqual(QUEUE_CAPACITY);
+    expect(maxEngineBuffered).toBeLessThanOrEqual(ENGINE_WRITE_BUFFER_HIGH_WATER);
+
+    // Once it reads again it catches up with the newest status; conflation skipped some.
+    slow.resume();
+    const reader = slow;
+    await waitFor(() => reader.statuses.at(-1)?.seq === lastSeq, 'slow reader gets the newest seq');
+    const seqs = reader.statuses.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs.length).toBeLessThan(lastSeq - 1);
+  });
+});
