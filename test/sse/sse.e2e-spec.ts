@@ -167,6 +167,32 @@ describe('SSE transport', () => {
     es.close();
   });
 
+  it('ends streams at their maximum age; EventSource resumes with Last-Event-ID and loses nothing', async () => {
+    h2.close();
+    await app.close();
+    app = await startTestApp({
+      STREAM_MAX_AGE_MS: '300',
+      STREAM_MAX_AGE_JITTER_MS: '0',
+      SSE_RETRY_MS: '100',
+    });
+    h2 = await h2Connect(app.httpsUrl, app.tlsCert);
+    await app.createOrder('sse-age');
+    const es = new EventSource(`${app.httpUrl}/v1/orders/sse-age/stream`);
+    const seen: number[] = [];
+    const ends: string[] = [];
+    es.addEventListener('status', (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
+    es.addEventListener('end', (e) => ends.push((JSON.parse(e.data) as { reason: string }).reason));
+    for (let i = 0; i < 30; i++) {
+      await app.publish('sse-age', OrderStatus.Paid);
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    await app.publish('sse-age', OrderStatus.Delivered);
+    await waitFor(() => seen.length === 32, 'every event across reconnects', 10_000);
+    es.close();
+    expect(seen).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    expect(ends.filter((r) => r === 'max_age').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('a consumer that stops reading does not delay a fast one, and its queue stays bounded', async () => {
     await app.close();
     app = await startTestApp({ BUS_QUEUE_CAPACITY: '8' });

@@ -1,4 +1,6 @@
 import {
+  DEFAULT_MAX_STREAM_AGE_JITTER_MS,
+  DEFAULT_MAX_STREAM_AGE_MS,
   DEFAULT_OVERFLOW_POLICY,
   DEFAULT_QUEUE_CAPACITY,
   DEFAULT_RING_MAX_AGE_MS,
@@ -14,6 +16,8 @@ describe('resolveEventBusOptions', () => {
       ringMaxAgeMs: DEFAULT_RING_MAX_AGE_MS,
       queueCapacity: DEFAULT_QUEUE_CAPACITY,
       overflowPolicy: DEFAULT_OVERFLOW_POLICY,
+      maxStreamAgeMs: DEFAULT_MAX_STREAM_AGE_MS,
+      maxStreamAgeJitterMs: DEFAULT_MAX_STREAM_AGE_JITTER_MS,
     });
     expect(DEFAULT_OVERFLOW_POLICY).toBe(OverflowPolicy.Conflate);
   });
@@ -25,12 +29,16 @@ describe('resolveEventBusOptions', () => {
         ringMaxAgeMs: 1,
         queueCapacity: 1,
         overflowPolicy: OverflowPolicy.Disconnect,
+        maxStreamAgeMs: 0,
+        maxStreamAgeJitterMs: 0,
       }),
     ).toEqual({
       ringSize: 1,
       ringMaxAgeMs: 1,
       queueCapacity: 1,
       overflowPolicy: OverflowPolicy.Disconnect,
+      maxStreamAgeMs: 0,
+      maxStreamAgeJitterMs: 0,
     });
   });
 

@@ -19,6 +19,11 @@ export const DEFAULT_QUEUE_CAPACITY = 64;
 /** @default OverflowPolicy.Conflate */
 export const DEFAULT_OVERFLOW_POLICY = OverflowPolicy.Conflate;
 
+/** @default 300_000 ms: streams end with `max_age` after this long (0: never) */
+export const DEFAULT_MAX_STREAM_AGE_MS = 300_000;
+/** @default 30_000 ms of random extra age per stream */
+export const DEFAULT_MAX_STREAM_AGE_JITTER_MS = 30_000;
+
 export interface EventBusOptions {
   /** Events retained per order for resume. @default 256 */
   ringSize?: number;
@@ -28,6 +33,10 @@ export interface EventBusOptions {
   queueCapacity?: number;
   /** @default 'conflate' */
   overflowPolicy?: OverflowPolicy;
+  /** Maximum stream age in ms (0: unlimited). @default 300_000 */
+  maxStreamAgeMs?: number;
+  /** Random extra age per stream, 0..this, in ms. @default 30_000 */
+  maxStreamAgeJitterMs?: number;
 }
 
 export interface ResolvedEventBusOptions {
@@ -35,6 +44,8 @@ export interface ResolvedEventBusOptions {
   readonly ringMaxAgeMs: number;
   readonly queueCapacity: number;
   readonly overflowPolicy: OverflowPolicy;
+  readonly maxStreamAgeMs: number;
+  readonly maxStreamAgeJitterMs: number;
 }
 
 export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEventBusOptions {
@@ -43,6 +54,8 @@ export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEven
     ringMaxAgeMs: opts.ringMaxAgeMs ?? DEFAULT_RING_MAX_AGE_MS,
     queueCapacity: opts.queueCapacity ?? DEFAULT_QUEUE_CAPACITY,
     overflowPolicy: opts.overflowPolicy ?? DEFAULT_OVERFLOW_POLICY,
+    maxStreamAgeMs: opts.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
+    maxStreamAgeJitterMs: opts.maxStreamAgeJitterMs ?? DEFAULT_MAX_STREAM_AGE_JITTER_MS,
   };
   // Programmer errors: config validation has already rejected bad environment values.
   if (!Number.isInteger(resolved.ringSize) || resolved.ringSize < 1) {
@@ -52,6 +65,9 @@ export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEven
     throw new TypeError('queueCapacity must be an integer >= 1');
   }
   if (!(resolved.ringMaxAgeMs > 0)) throw new TypeError('ringMaxAgeMs must be > 0');
+  if (!(resolved.maxStreamAgeMs >= 0) || !(resolved.maxStreamAgeJitterMs >= 0)) {
+    throw new TypeError('maxStreamAgeMs and maxStreamAgeJitterMs must be >= 0');
+  }
   if (!OVERFLOW_POLICIES.includes(resolved.overflowPolicy)) {
     throw new TypeError(`overflowPolicy must be one of ${OVERFLOW_POLICIES.join(', ')}`);
   }

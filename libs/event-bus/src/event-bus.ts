@@ -28,6 +28,12 @@ export interface OpenOptions {
   transport?: string;
   queueCapacity?: number;
   overflowPolicy?: OverflowPolicy;
+  /**
+   * End the stream with `max_age` after this many ms (0: never). Default: the bus's
+   * `maxStreamAgeMs` plus a random share of `maxStreamAgeJitterMs`, so streams opened
+   * together (e.g. after a deploy) do not all reconnect together.
+   */
+  maxAgeMs?: number;
 }
 
 /** One order's slice of the bus: its replay ring, its current state and its subscribers. */
@@ -149,11 +155,19 @@ export class OrderEventBus {
       const current = ch.snapshot ?? snapshot;
       const terminal = isTerminalStatus(current.status) && cursor >= current.lastSeq;
       sub.startLive(backlog, cursor, terminal);
+      const maxAgeMs = opts.maxAgeMs ?? this.defaultMaxAgeMs();
+      if (maxAgeMs > 0) sub.expireAfter(maxAgeMs);
       return sub;
     } catch (err) {
       sub.close();
       throw err;
     }
+  }
+
+  private defaultMaxAgeMs(): number {
+    const { maxStreamAgeMs, maxStreamAgeJitterMs } = this.options;
+    if (maxStreamAgeMs <= 0) return 0;
+    return maxStreamAgeMs + Math.floor(Math.random() * maxStreamAgeJitterMs);
   }
 
   /** The order's current state (from the bus when it has it, else from the store). */

@@ -65,7 +65,7 @@ export async function pollOnce(
         finishSoon();
       },
     },
-    { transport: opts.transport ?? 'long-poll' },
+    { transport: opts.transport ?? 'long-poll', maxAgeMs: 0 },
   );
 
   let timer: NodeJS.Timeout | undefined;

@@ -38,6 +38,7 @@ export class Subscriber implements BusSubscription {
   private waitingForDrain = false;
   private completing = false;
   private closed = false;
+  private maxAgeTimer?: NodeJS.Timeout;
   private readonly queue: BoundedQueue;
 
   constructor(
@@ -103,10 +104,23 @@ export class Subscriber implements BusSubscription {
     this.pump();
   }
 
+  /**
+   * Ends the subscription with `max_age` after `ms`, so long-lived streams are spread
+   * over instances again as load balancers see reconnects; clients resume from their
+   * last seq and lose nothing.
+   */
+  expireAfter(ms: number): void {
+    if (this.closed) return;
+    clearTimeout(this.maxAgeTimer);
+    this.maxAgeTimer = setTimeout(() => this.end(StreamEndReason.MaxAge), ms);
+    this.maxAgeTimer.unref();
+  }
+
   /** Ends the subscription from the service side and tells the transport why. */
   end(reason: StreamEndReason): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.maxAgeTimer);
     this.release(this);
     this.sink.end(reason);
   }
@@ -114,6 +128,7 @@ export class Subscriber implements BusSubscription {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.maxAgeTimer);
     this.release(this);
   }
 

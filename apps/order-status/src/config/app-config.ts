@@ -1,4 +1,6 @@
 import {
+  DEFAULT_MAX_STREAM_AGE_JITTER_MS,
+  DEFAULT_MAX_STREAM_AGE_MS,
   DEFAULT_OVERFLOW_POLICY,
   DEFAULT_QUEUE_CAPACITY,
   DEFAULT_RING_MAX_AGE_MS,
@@ -36,6 +38,8 @@ export interface AppConfig {
     readonly ringMaxAgeMs: number;
     readonly queueCapacity: number;
     readonly overflowPolicy: OverflowPolicy;
+    readonly maxStreamAgeMs: number;
+    readonly maxStreamAgeJitterMs: number;
   };
   readonly simulator: {
     readonly enabled: boolean;
@@ -97,6 +101,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       ringMaxAgeMs: r.int('BUS_RING_MAX_AGE_MS', DEFAULT_RING_MAX_AGE_MS, 1_000, 24 * HOUR_MS),
       queueCapacity: r.int('BUS_QUEUE_CAPACITY', DEFAULT_QUEUE_CAPACITY, 1, 100_000),
       overflowPolicy: r.oneOf('BUS_OVERFLOW_POLICY', DEFAULT_OVERFLOW_POLICY, OVERFLOW_POLICIES),
+      maxStreamAgeMs: r.int('STREAM_MAX_AGE_MS', DEFAULT_MAX_STREAM_AGE_MS, 0, 24 * HOUR_MS),
+      maxStreamAgeJitterMs: r.int(
+        'STREAM_MAX_AGE_JITTER_MS',
+        DEFAULT_MAX_STREAM_AGE_JITTER_MS,
+        0,
+        HOUR_MS,
+      ),
     },
     simulator: {
       enabled: r.bool('SIMULATOR_ENABLED', true),
