@@ -89,7 +89,14 @@ export class SeqTracker {
 }
 
 export function sumCounts(all: Iterable<SeqCounts>): Omit<SeqCounts, 'highestSeq'> {
-  const total = { received: 0, lost: 0, duplicates: 0, outOfOrder: 0, skippedByReset: 0, resets: 0 };
+  const total = {
+    received: 0,
+    lost: 0,
+    duplicates: 0,
+    outOfOrder: 0,
+    skippedByReset: 0,
+    resets: 0,
+  };
   for (const c of all) {
     total.received += c.received;
     total.lost += c.lost;

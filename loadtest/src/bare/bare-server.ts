@@ -1,0 +1,254 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import { createSecureServer, type Http2ServerRequest } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { generate } from 'selfsigned';
+import { Server as IoServer } from 'socket.io';
+import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
+import { OrderLog, type BareEvent } from './order-log';
+
+/**
+ * The same wire format as the service (SSE frames, long-poll bodies, socket.io events,
+ * gRPC messages, the admin API the load test drives) from node:http, node:http2,
+ * socket.io and grpc-js directly, with no Nest. Used by the overhead scenario, and by the
+ * load test's own tests as a stand-in service.
+ */
+const log = new OrderLog();
+const MAX_WAIT_S = 30;
+const PROTO_STATUS: Record<string, number> = {
+  created: 1,
+  paid: 2,
+  packed: 3,
+  shipped: 4,
+  out_for_delivery: 5,
+};
+
+type Req = IncomingMessage | Http2ServerRequest;
+/** What both node:http and node:http2 compat responses offer (their union is not callable). */
+interface Res {
+  writeHead(status: number, headers?: Record<string, string | number>): unknown;
+  write(chunk: string): boolean;
+  end(chunk?: string): unknown;
+}
+
+function json(res: Res, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+async function readBody(req: Req): Promise<Record<string, unknown>> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+const frame = (e: BareEvent): string =>
+  `id: ${e.seq}\nevent: status\ndata: ${JSON.stringify(e)}\n\n`;
+
+function sse(req: Req, res: Res, orderId: string, after: number): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 2000\n\n');
+  for (const e of log.after(orderId, after)) res.write(frame(e));
+  const off = log.listen(orderId, (e) => res.write(frame(e)));
+  req.on('close', off);
+}
+
+function longPoll(req: Req, res: Res, orderId: string, after: number, waitS: number): void {
+  const send = (events: BareEvent[]): void =>
+    json(res, 200, {
+      orderId,
+      events,
+      next: events.length ? events[events.length - 1].seq : after,
+      completed: false,
+    });
+  const ready = log.after(orderId, after);
+  if (ready.length > 0 || waitS <= 0) return send(ready);
+  const timer = setTimeout(
+    () => {
+      off();
+      res.writeHead(204);
+      res.end();
+    },
+    Math.min(waitS, MAX_WAIT_S) * 1000,
+  );
+  const off = log.listen(orderId, () => {
+    clearTimeout(timer);
+    off();
+    // Answer on the next turn so events published in the same tick share one response.
+    setImmediate(() => send(log.after(orderId, after)));
+  });
+  req.on('close', () => {
+    clearTimeout(timer);
+    off();
+  });
+}
+
+async function handle(req: Req, res: Res): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const p = url.pathname;
+  const m = /^\/v1\/orders\/([^/]+)(\/stream|\/events)?$/.exec(p);
+  if (m) {
+    const orderId = decodeURIComponent(m[1]);
+    const order = log.get(orderId);
+    if (!order) return json(res, 404, { code: 'not_found' });
+    const lastEventId = req.headers['last-event-id'];
+    const after = Number(
+      url.searchParams.get('after') ?? (typeof lastEventId === 'string' ? lastEventId : 0),
+    );
+    if (m[2] === '/stream') return sse(req, res, orderId, after);
+    if (m[2] === '/events')
+      return longPoll(req, res, orderId, after, Number(url.searchParams.get('wait') ?? 30));
+    const last = order.events[order.events.length - 1];
+    return json(res, 200, {
+      orderId,
+      status: last.status,
+      lastSeq: order.lastSeq,
+      updatedAtUs: last.publishedAtUs,
+    });
+  }
+  if (p === '/v1/admin/simulator' && req.method === 'PUT') {
+    const b = await readBody(req);
+    log.prepare(
+      Number(b.orders),
+      Number(b.ratePerOrder),
+      Number(b.paddingBytes ?? 0),
+      typeof b.prefix === 'string' ? b.prefix : 'sim',
+    );
+    if (b.autoStart !== false) log.start();
+    return json(res, 200, status());
+  }
+  if (p === '/v1/admin/simulator/start') return (log.start(), json(res, 200, status()));
+  if (p === '/v1/admin/simulator/stop') return (log.stop(), json(res, 200, status()));
+  if (p === '/v1/admin/simulator') return json(res, 200, status());
+  if (p === '/metrics') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    return void res.end(`process_resident_memory_bytes ${process.memoryUsage.rss()}\n`);
+  }
+  json(res, 404, { code: 'not_found' });
+}
+
+type ServerResponseLike = Res;
+
+const status = (): object => ({ state: log.state, published: log.published, failed: 0 });
+
+function onRequest(req: Req, res: ServerResponseLike): void {
+  handle(req, res).catch(() => json(res, 400, { code: 'bad_request' }));
+}
+
+function grpcServer(): grpc.Server {
+  const def = protoLoader.loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    orderstatus: { v1: { OrderStatusService: { service: grpc.ServiceDefinition } } };
+  };
+  const toProto = (e: BareEvent): object => ({
+    event: {
+      orderId: e.orderId,
+      seq: e.seq,
+      status: PROTO_STATUS[e.status] ?? 0,
+      publishedAtUs: e.publishedAtUs,
+      padding: Buffer.from(e.padding ?? ''),
+    },
+  });
+  const server = new grpc.Server();
+  server.addService(pkg.orderstatus.v1.OrderStatusService.service, {
+    Subscribe: (call: grpc.ServerWritableStream<{ orderId: string; afterSeq: number }, object>) => {
+      const { orderId, afterSeq } = call.request;
+      if (!log.get(orderId)) {
+        call.destroy(Object.assign(new Error('not found'), { code: grpc.status.NOT_FOUND }));
+        return;
+      }
+      call.sendMetadata(new grpc.Metadata());
+      for (const e of log.after(orderId, Number(afterSeq))) call.write(toProto(e));
+      const off = log.listen(orderId, (e) => call.write(toProto(e)));
+      call.on('cancelled', off);
+      call.on('close', off);
+    },
+    GetOrder: (
+      call: grpc.ServerUnaryCall<{ orderId: string }, object>,
+      cb: grpc.sendUnaryData<object>,
+    ) => {
+      const order = log.get(call.request.orderId);
+      if (!order) return cb({ code: grpc.status.NOT_FOUND, details: 'not found' });
+      const last = order.events[order.events.length - 1];
+      cb(null, {
+        orderId: call.request.orderId,
+        status: PROTO_STATUS[last.status] ?? 0,
+        lastSeq: order.lastSeq,
+        updatedAtUs: last.publishedAtUs,
+      });
+    },
+    UpdateStatus: (_call: unknown, cb: grpc.sendUnaryData<object>) =>
+      cb({ code: grpc.status.UNIMPLEMENTED }),
+  });
+  return server;
+}
+
+async function main(): Promise<void> {
+  const host = process.env.HOST ?? '127.0.0.1';
+  const http1 = createServer({ keepAliveTimeout: 60_000 }, (req, res) =>
+    onRequest(req, res as unknown as Res),
+  );
+  const io = new IoServer(http1, { transports: ['websocket'], serveClient: false });
+  io.of('/orders').on('connection', (socket) => {
+    const offs = new Map<string, () => void>();
+    socket.on(
+      'subscribe',
+      (msg: { orderId: string; afterSeq: number }, ack?: (r: object) => void) => {
+        if (!log.get(msg.orderId))
+          return ack?.({ ok: false, error: { code: 'not_found', message: 'not found' } });
+        ack?.({ ok: true, orderId: msg.orderId, lastSeq: log.get(msg.orderId)?.lastSeq });
+        for (const e of log.after(msg.orderId, msg.afterSeq)) socket.emit('status', e);
+        offs.set(
+          msg.orderId,
+          log.listen(msg.orderId, (e) => socket.emit('status', e)),
+        );
+      },
+    );
+    socket.on('disconnect', () => offs.forEach((off) => off()));
+  });
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 });
+  const h2 = createSecureServer(
+    { key: pems.private, cert: pems.cert, allowHTTP1: true },
+    (req, res) => onRequest(req, res as unknown as Res),
+  );
+  const listen = (
+    s: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown },
+    port: string | undefined,
+  ): Promise<number> =>
+    new Promise((resolve) =>
+      s.listen(Number(port ?? 0), host, () => resolve((s.address() as AddressInfo).port)),
+    );
+  const http = await listen(http1, process.env.HTTP_PORT);
+  const https = await listen(h2, process.env.HTTPS_PORT);
+  const g = grpcServer();
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    g.bindAsync(
+      `${host}:${process.env.GRPC_PORT ?? 0}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, port) => (err ? reject(err) : resolve(port)),
+    ),
+  );
+  process.stdout.write(
+    `${JSON.stringify({ event: 'listening', http, https, grpc: grpcPort, pid: process.pid })}\n`,
+  );
+  const shutdown = (): void => {
+    log.stop();
+    g.forceShutdown();
+    void io.close();
+    h2.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+void main();

@@ -1,0 +1,153 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isTransportName, TRANSPORTS, type TransportName } from './clients/transport';
+import { htmlReport } from './report/html';
+import { markdownReport } from './report/markdown';
+import { consoleTable } from './report/table';
+import { SCENARIOS } from './scenarios/registry';
+import type { ScenarioOptions } from './scenarios/scenario';
+import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
+
+const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
+  [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--payload BYTES]
+  [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
+scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
+
+/** Validates before defaults are merged, and returns every problem at once. */
+export function parseCli(argv: readonly string[]):
+  | {
+      steps: SuiteStep[];
+      overrides: Partial<ScenarioOptions>;
+      transports: TransportName[];
+      target?: string;
+      token?: string;
+      tiny: boolean;
+      out?: string;
+      server: 'nest' | 'bare';
+    }
+  | { errors: string[] } {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      transports: { type: 'string' },
+      subscribers: { type: 'string' },
+      rate: { type: 'string' },
+      duration: { type: 'string' },
+      payload: { type: 'string' },
+      target: { type: 'string' },
+      token: { type: 'string' },
+      out: { type: 'string' },
+      'grpc-shared': { type: 'boolean' },
+      tiny: { type: 'boolean' },
+      server: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const errors: string[] = [];
+  if (values.help) return { errors: [USAGE] };
+  const num = (
+    name: string,
+    v: string | undefined,
+    min: number,
+    max: number,
+  ): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max)
+      errors.push(`--${name} must be a number in [${min}, ${max}], got ${v}`);
+    return n;
+  };
+  const overrides: { -readonly [K in keyof ScenarioOptions]?: ScenarioOptions[K] } = {
+    subscribers: num('subscribers', values.subscribers, 1, 50_000),
+    rate: num('rate', values.rate, 0.1, 10_000),
+    durationS: num('duration', values.duration, 1, 3_600),
+    payloadBytes: num('payload', values.payload, 0, 1_048_576),
+  };
+  if (values['grpc-shared']) overrides.grpcSharedChannel = true;
+  let transports: TransportName[] = [...TRANSPORTS];
+  if (values.transports !== undefined) {
+    const list = values.transports.split(',').map((t) => t.trim());
+    const bad = list.filter((t) => !isTransportName(t));
+    if (bad.length > 0)
+      errors.push(`unknown transport(s) ${bad.join(', ')}; known: ${TRANSPORTS.join(', ')}`);
+    transports = list.filter(isTransportName);
+    overrides.transports = transports;
+  }
+  for (const k of Object.keys(overrides) as (keyof typeof overrides)[])
+    if (overrides[k] === undefined) delete overrides[k];
+  if (positionals.length > 1) errors.push(`one scenario at a time, got ${positionals.join(' ')}`);
+  const name = positionals[0];
+  let steps: SuiteStep[] = [...DEFAULT_SUITE];
+  if (name !== undefined && name !== 'all') {
+    if (!SCENARIOS.some((s) => s.name === name)) errors.push(`unknown scenario ${name}\n${USAGE}`);
+    steps = [{ scenario: name, options: {} }];
+  }
+  if (values.target !== undefined) {
+    try {
+      new URL(values.target);
+    } catch {
+      errors.push(`--target must be a URL, got ${values.target}`);
+    }
+  }
+  if (values.server !== undefined && values.server !== 'nest' && values.server !== 'bare') {
+    errors.push(`--server must be nest or bare, got ${values.server}`);
+  }
+  if (errors.length > 0) return { errors };
+  return {
+    steps,
+    overrides,
+    transports,
+    target: values.target,
+    token: values.token,
+    tiny: values.tiny ?? false,
+    out: values.out,
+    server: values.server === 'bare' ? 'bare' : 'nest',
+  };
+}
+
+/** Writes results.json, report.md and report.html into `dir`. */
+export function writeOutputs(dir: string, report: Awaited<ReturnType<typeof runSuite>>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'results.json'), JSON.stringify(report, null, 2));
+  writeFileSync(join(dir, 'report.md'), markdownReport(report));
+  writeFileSync(join(dir, 'report.html'), htmlReport(report));
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const parsed = parseCli(argv);
+  if ('errors' in parsed) {
+    process.stderr.write(`${parsed.errors.join('\n')}\n`);
+    return 2;
+  }
+  // Ctrl-C: the launcher kills every service it started, then exits.
+  const tty = process.stderr.isTTY;
+  const report = await runSuite({
+    ...parsed,
+    argv,
+    progress: (line, final) => {
+      if (tty) process.stderr.write(`\r\x1b[K${line}${final ? '\n' : ''}`);
+      else if (final) process.stderr.write(`${line}\n`);
+    },
+  });
+  const dir = resolve(
+    parsed.out ?? join(__dirname, '../out', report.startedAt.replace(/[:.]/g, '-')),
+  );
+  writeOutputs(dir, report);
+  process.stdout.write(
+    `\n${consoleTable(report.runs)}\n\nresults: ${dir}/results.json, report.md, report.html\n`,
+  );
+  return report.runs.every((r) => r.ok) ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,37 @@
+import { GrpcConnector } from './grpc-connector';
+import { Http1Getter, Http2Getter } from './http-stream';
+import {
+  DEFAULT_LONG_POLL_WAIT_S,
+  DEFAULT_SHORT_POLL_INTERVAL_MS,
+  LongPollConnector,
+} from './long-poll-connector';
+import { SocketIoConnector } from './socketio-connector';
+import { SseConnector } from './sse-connector';
+import type { Connector, ConnectorOptions, TransportName } from './transport';
+
+/** Builds the connector of one transport; the ports may be a proxy's. */
+export function createConnector(transport: TransportName, o: ConnectorOptions): Connector {
+  const profile = o.headers ?? 'bare';
+  const h1 = (): Http1Getter => new Http1Getter(o.host, o.httpPort);
+  const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
+  const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
+  switch (transport) {
+    case 'grpc':
+      return new GrpcConnector(`${o.host}:${o.grpcPort}`, o.token, o.grpcSharedChannel ?? false);
+    case 'sse':
+      return new SseConnector(transport, h1(), profile, o.token);
+    case 'sse-h2':
+      return new SseConnector(transport, h2(), profile, o.token);
+    case 'ws':
+      return new SocketIoConnector(`http://${o.host}:${o.httpPort}`, profile, o.token);
+    case 'longpoll':
+      return new LongPollConnector(transport, h1(), profile, o.token, longPoll);
+    case 'longpoll-h2':
+      return new LongPollConnector(transport, h2(), profile, o.token, longPoll);
+    case 'shortpoll':
+      return new LongPollConnector(transport, h1(), profile, o.token, {
+        waitS: 0,
+        intervalMs: o.shortPollIntervalMs ?? DEFAULT_SHORT_POLL_INTERVAL_MS,
+      });
+  }
+}

@@ -1,0 +1,137 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
+import type { Connector, OpenStream, StreamHandlers } from './transport';
+
+interface SubscribeResponseMsg {
+  event?: { orderId: string; seq: number; publishedAtUs: number };
+  reset?: { reason: number; snapshot?: { lastSeq: number } };
+}
+
+export interface OrderStatusClient extends grpc.Client {
+  Subscribe(
+    req: { orderId: string; afterSeq: number },
+    metadata: grpc.Metadata,
+  ): grpc.ClientReadableStream<SubscribeResponseMsg>;
+  GetOrder(
+    req: { orderId: string },
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: { lastSeq: number }) => void,
+  ): grpc.ClientUnaryCall;
+}
+
+type ClientCtor = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: grpc.ChannelOptions,
+) => OrderStatusClient;
+
+let ctor: ClientCtor | undefined;
+
+/** The generated client constructor, loaded once with the options the service uses. */
+export function orderStatusClientCtor(): ClientCtor {
+  if (!ctor) {
+    const def = protoLoader.loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS);
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      orderstatus: { v1: { OrderStatusService: ClientCtor } };
+    };
+    ctor = pkg.orderstatus.v1.OrderStatusService;
+  }
+  return ctor;
+}
+
+/**
+ * A dedicated connection: grpc-js shares subchannels process-wide by default, so without
+ * a local pool every "client" would multiplex over one TCP connection.
+ */
+export const OWN_CONNECTION_OPTIONS: grpc.ChannelOptions = { 'grpc.use_local_subchannel_pool': 1 };
+
+export function authMetadata(token: string | undefined): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+  return md;
+}
+
+/** `OrderStatusService.Subscribe`, one connection per subscriber unless `shared`. */
+export class GrpcConnector implements Connector {
+  readonly transport = 'grpc' as const;
+  requests = 0;
+  private shared?: OrderStatusClient;
+  private readonly clients = new Set<OrderStatusClient>();
+
+  constructor(
+    private readonly address: string,
+    private readonly token: string | undefined,
+    private readonly sharedChannel: boolean,
+  ) {}
+
+  private client(): OrderStatusClient {
+    const Ctor = orderStatusClientCtor();
+    if (this.sharedChannel) {
+      this.shared ??= new Ctor(this.address, grpc.credentials.createInsecure());
+      return this.shared;
+    }
+    const c = new Ctor(this.address, grpc.credentials.createInsecure(), OWN_CONNECTION_OPTIONS);
+    this.clients.add(c);
+    return c;
+  }
+
+  open(orderId: string, afterSeq: number, handlers: StreamHandlers): OpenStream {
+    this.requests += 1;
+    const client = this.client();
+    let done = false;
+    let opened = false;
+    const open = (): void => {
+      if (opened) return;
+      opened = true;
+      handlers.onOpen();
+    };
+    const release = (): void => {
+      if (!this.sharedChannel) {
+        this.clients.delete(client);
+        client.close();
+      }
+    };
+    const call = client.Subscribe({ orderId, afterSeq }, authMetadata(this.token));
+    call.on('metadata', open);
+    call.on('data', (msg: SubscribeResponseMsg) => {
+      if (done) return;
+      open();
+      if (msg.event) handlers.onEvent(msg.event);
+      else if (msg.reset)
+        handlers.onReset({
+          reason: String(msg.reset.reason),
+          lastSeq: msg.reset.snapshot?.lastSeq ?? 0,
+        });
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      if (done) return;
+      done = true;
+      release();
+      handlers.onError(`grpc_${grpc.status[err.code] ?? err.code}`);
+    });
+    call.on('end', () => {
+      // 'end' also follows an error; an OK status means the order completed.
+      if (done) return;
+      done = true;
+      release();
+      handlers.onEnd('completed');
+    });
+    return {
+      close: () => {
+        done = true;
+        call.cancel();
+        release();
+      },
+      pause: () => call.pause(),
+      resume: () => call.resume(),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.shared?.close();
+    for (const c of this.clients) c.close();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,157 @@
+import { Agent, request } from 'node:http';
+import {
+  connect,
+  constants as h2,
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+} from 'node:http2';
+
+export const DEFAULT_H2_STREAMS_PER_SESSION = 100;
+
+/** Callbacks of one HTTP GET whose body is read as it arrives. */
+export interface HttpStreamHandlers {
+  onResponse(status: number): void;
+  onText(text: string): void;
+  onEnd(): void;
+  onError(code: string): void;
+}
+
+export interface HttpStream {
+  abort(): void;
+  pause(): void;
+  resume(): void;
+}
+
+/** One way of sending GETs: HTTP/1.1 keep-alive, or HTTP/2 with shared sessions. */
+export interface HttpGetter {
+  get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream;
+  close(): void;
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'ERR_UNKNOWN';
+}
+
+/**
+ * HTTP/1.1 with keep-alive: a poll reuses its socket for the next poll, and an SSE stream
+ * holds one socket. No socket cap, since each subscriber stands for a separate browser.
+ */
+export class Http1Getter implements HttpGetter {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      fn();
+    };
+    const req = request({ host: this.host, port: this.port, path, headers, agent: this.agent });
+    req.on('response', (res) => {
+      res.setEncoding('utf8');
+      handlers.onResponse(res.statusCode ?? 0);
+      res.on('data', (text: string) => {
+        if (!settled) handlers.onText(text);
+      });
+      res.on('end', () => settle(() => handlers.onEnd()));
+      res.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+    });
+    req.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+    req.end();
+    return {
+      // A finished request's socket is back in the pool (maybe serving another request).
+      abort: () => settle(() => req.destroy()),
+      pause: () => req.socket?.pause(),
+      resume: () => req.socket?.resume(),
+    };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+interface PooledSession {
+  readonly session: ClientHttp2Session;
+  active: number;
+}
+
+/**
+ * HTTP/2 over TLS (the service's self-signed development certificate, hence no
+ * verification: loopback only). Streams share sessions as a browser shares one per
+ * origin; a new session opens when one carries `streamsPerSession` streams (RFC 9113
+ * recommends servers allow at least 100 concurrent streams).
+ */
+export class Http2Getter implements HttpGetter {
+  private readonly sessions: PooledSession[] = [];
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly streamsPerSession = DEFAULT_H2_STREAMS_PER_SESSION,
+  ) {}
+
+  private session(): PooledSession {
+    let pooled = this.sessions.find((s) => s.active < this.streamsPerSession && !s.session.closed);
+    if (!pooled) {
+      const session = connect(`https://${this.host}:${this.port}`, { rejectUnauthorized: false });
+      session.on('error', () => undefined); // surfaced per stream
+      pooled = { session, active: 0 };
+      const added = pooled;
+      session.on('close', () => {
+        const i = this.sessions.indexOf(added);
+        if (i >= 0) this.sessions.splice(i, 1);
+      });
+      this.sessions.push(pooled);
+    }
+    return pooled;
+  }
+
+  get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      fn();
+    };
+    const pooled = this.session();
+    pooled.active += 1;
+    let stream: ClientHttp2Stream;
+    try {
+      stream = pooled.session.request(
+        { [h2.HTTP2_HEADER_PATH]: path, ...headers },
+        { endStream: true },
+      );
+    } catch (err) {
+      pooled.active -= 1;
+      queueMicrotask(() => settle(() => handlers.onError(errorCode(err))));
+      return { abort: () => undefined, pause: () => undefined, resume: () => undefined };
+    }
+    stream.setEncoding('utf8');
+    stream.on('response', (h) => handlers.onResponse(Number(h[h2.HTTP2_HEADER_STATUS] ?? 0)));
+    stream.on('data', (text: string) => {
+      if (!settled) handlers.onText(text);
+    });
+    stream.on('end', () => settle(() => handlers.onEnd()));
+    stream.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+    stream.on('close', () => {
+      pooled.active -= 1;
+      settle(() => handlers.onError(`h2_rst_${stream.rstCode}`));
+    });
+    return {
+      abort: () => settle(() => stream.close(h2.NGHTTP2_CANCEL)),
+      pause: () => stream.pause(),
+      resume: () => stream.resume(),
+    };
+  }
+
+  close(): void {
+    for (const s of this.sessions.splice(0)) s.session.destroy();
+  }
+}

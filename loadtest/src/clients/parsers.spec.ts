@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { dispatchSseMessage } from './sse-connector';
+import { SseParser, type SseMessage } from './sse-parser';
+import type { StreamHandlers } from './transport';
+import { parseLongPollBody } from './wire-types';
+
+function parseAll(chunks: readonly string[]): { messages: SseMessage[]; parser: SseParser } {
+  const messages: SseMessage[] = [];
+  const parser = new SseParser((m) => messages.push(m));
+  for (const c of chunks) parser.feed(c);
+  return { messages, parser };
+}
+
+const STREAM =
+  'retry: 2000\n\n' +
+  'id: 2\nevent: status\ndata: {"orderId":"lt-1","seq":2,"status":"paid","publishedAtUs":10}\n\n' +
+  ': ping\n\n' +
+  'id: 3\r\nevent: status\r\ndata: {"orderId":"lt-1","seq":3,"status":"packed","publishedAtUs":11}\r\n\r\n' +
+  'event: end\rdata: {"reason":"completed"}\r\r';
+
+describe('SseParser', () => {
+  it('parses the service stream: retry, ids, events, comments, every line ending', () => {
+    const { messages, parser } = parseAll([STREAM]);
+    expect(parser.retryMs).toBe(2000);
+    expect(parser.comments).toBe(1);
+    expect(messages.map((m) => [m.event, m.id])).toEqual([
+      ['status', '2'],
+      ['status', '3'],
+      ['end', '3'], // the last event id persists, as in EventSource
+    ]);
+    expect(JSON.parse(messages[1].data)).toMatchObject({ seq: 3 });
+  });
+
+  it('gives the same messages however the stream is split (property)', () => {
+    const whole = parseAll([STREAM]).messages;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: STREAM.length }), { maxLength: 20 }),
+        (cuts) => {
+          const points = [...new Set(cuts)].sort((a, b) => a - b);
+          const chunks: string[] = [];
+          let prev = 0;
+          for (const p of points) {
+            chunks.push(STREAM.slice(prev, p));
+            prev = p;
+          }
+          chunks.push(STREAM.slice(prev));
+          expect(parseAll(chunks).messages).toEqual(whole);
+        },
+      ),
+    );
+  });
+
+  it('joins multi-line data, strips one leading space, ignores data-less events', () => {
+    const { messages } = parseAll(['event: x\n\ndata:a\ndata:  b\n\n']);
+    expect(messages).toEqual([{ event: 'message', data: 'a\n b', id: undefined }]);
+  });
+});
+
+describe('dispatchSseMessage', () => {
+  const handlers = (): StreamHandlers & { calls: string[] } => {
+    const calls: string[] = [];
+    return {
+      calls,
+      onOpen: () => calls.push('open'),
+      onEvent: (e) => calls.push(`event ${e.seq}`),
+      onReset: (r) => calls.push(`reset ${r.lastSeq}`),
+      onEnd: (reason) => calls.push(`end ${reason}`),
+      onError: (code) => calls.push(`error ${code}`),
+    };
+  };
+
+  it('maps status, reset and end', () => {
+    const h = handlers();
+    const reset =
+      '{"reason":"beyond_retention","snapshot":{"orderId":"a","status":"paid","lastSeq":9,"updatedAtUs":1}}';
+    expect(dispatchSseMessage({ event: 'reset', data: reset, id: '9' }, h)).toBe(true);
+    expect(
+      dispatchSseMessage(
+        { event: 'status', data: '{"orderId":"a","seq":10,"publishedAtUs":1}', id: '10' },
+        h,
+      ),
+    ).toBe(true);
+    expect(dispatchSseMessage({ event: 'end', data: '{"reason":"max_age"}', id: '10' }, h)).toBe(
+      false,
+    );
+    expect(h.calls).toEqual(['reset 9', 'event 10', 'end max_age']);
+  });
+
+  it('throws on a malformed event so the caller counts an error', () => {
+    expect(() =>
+      dispatchSseMessage({ event: 'status', data: '{"seq":"x"}', id: undefined }, handlers()),
+    ).toThrow();
+  });
+});
+
+describe('parseLongPollBody', () => {
+  it('reads events, cursor and completion', () => {
+    const body = parseLongPollBody(
+      '{"orderId":"a","events":[{"orderId":"a","seq":4,"status":"paid","publishedAtUs":5}],"next":4,"completed":false}',
+    );
+    expect(body).toEqual({
+      events: [{ orderId: 'a', seq: 4, publishedAtUs: 5 }],
+      reset: undefined,
+      next: 4,
+      completed: false,
+    });
+  });
+
+  it('reads a reset', () => {
+    const body = parseLongPollBody(
+      '{"orderId":"a","events":[],"reset":{"reason":"gap","snapshot":{"lastSeq":7}},"next":7,"completed":true}',
+    );
+    expect(body.reset).toEqual({ reason: 'gap', lastSeq: 7 });
+    expect(body.completed).toBe(true);
+  });
+
+  it('rejects a body without a cursor', () => {
+    expect(() => parseLongPollBody('{"events":[]}')).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,89 @@
+import { requestHeaders } from './headers';
+import type { HttpGetter } from './http-stream';
+import { SseParser, type SseMessage } from './sse-parser';
+import type {
+  Connector,
+  HeaderProfile,
+  OpenStream,
+  StreamHandlers,
+  TransportName,
+} from './transport';
+import { toWireEvent, toWireReset } from './wire-types';
+
+/** Routes one SSE message of the service's stream to the handlers; false = stream is over. */
+export function dispatchSseMessage(message: SseMessage, handlers: StreamHandlers): boolean {
+  switch (message.event) {
+    case 'status':
+      handlers.onEvent(toWireEvent(JSON.parse(message.data)));
+      return true;
+    case 'reset':
+      handlers.onReset(toWireReset(JSON.parse(message.data)));
+      return true;
+    case 'end': {
+      const body = JSON.parse(message.data) as { reason?: unknown };
+      handlers.onEnd(typeof body.reason === 'string' ? body.reason : 'unknown');
+      return false;
+    }
+    default:
+      return true;
+  }
+}
+
+/** `GET /v1/orders/:id/stream?after=N` over HTTP/1.1 or HTTP/2, parsed as it arrives. */
+export class SseConnector implements Connector {
+  requests = 0;
+
+  constructor(
+    readonly transport: TransportName,
+    private readonly http: HttpGetter,
+    private readonly profile: HeaderProfile,
+    private readonly token: string | undefined,
+  ) {}
+
+  open(orderId: string, afterSeq: number, handlers: StreamHandlers): OpenStream {
+    this.requests += 1;
+    let done = false;
+    const finish = (fn: () => void): void => {
+      if (done) return;
+      done = true;
+      stream.abort();
+      fn();
+    };
+    const parser = new SseParser((message) => {
+      if (done) return;
+      try {
+        if (!dispatchSseMessage(message, handlers)) finish(() => undefined);
+      } catch {
+        finish(() => handlers.onError('malformed_frame'));
+      }
+    });
+    const path = `/v1/orders/${encodeURIComponent(orderId)}/stream?after=${afterSeq}`;
+    const stream = this.http.get(
+      path,
+      requestHeaders(this.profile, this.token, 'text/event-stream'),
+      {
+        onResponse: (status) => {
+          if (status === 200) handlers.onOpen();
+          else finish(() => handlers.onError(`http_${status}`));
+        },
+        onText: (text) => {
+          if (!done) parser.feed(text);
+        },
+        onEnd: () => finish(() => handlers.onError('eof_without_end')),
+        onError: (code) => finish(() => handlers.onError(code)),
+      },
+    );
+    return {
+      close: () => {
+        done = true;
+        stream.abort();
+      },
+      pause: () => stream.pause(),
+      resume: () => stream.resume(),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.http.close();
+  }
+}

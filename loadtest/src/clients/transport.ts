@@ -1,0 +1,75 @@
+import type { WireEvent, WireReset } from './wire-types';
+
+export const TRANSPORTS = [
+  'grpc',
+  'sse',
+  'sse-h2',
+  'ws',
+  'longpoll',
+  'longpoll-h2',
+  'shortpoll',
+] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+export function isTransportName(v: string): v is TransportName {
+  return (TRANSPORTS as readonly string[]).includes(v);
+}
+
+/**
+ * Callbacks of one open stream. A connector calls at most one of onEnd/onError, once,
+ * and nothing after it.
+ */
+export interface StreamHandlers {
+  /** The subscription is live (response headers, subscribe ack, first poll answered). */
+  onOpen(): void;
+  onEvent(event: WireEvent): void;
+  onReset(reset: WireReset): void;
+  /** The server ended the stream with a reason (`completed`, `max_age`, `overflow`, ...). */
+  onEnd(reason: string): void;
+  /** The stream failed; `code` is an HTTP status, a gRPC status name or a socket error code. */
+  onError(code: string): void;
+}
+
+export interface OpenStream {
+  /** Client-side close; no handler is called after it. */
+  close(): void;
+  /**
+   * Stops or resumes reading from the socket (back-pressure scenario). Optional: a
+   * transport without per-stream flow control cannot pause.
+   */
+  pause?(): void;
+  resume?(): void;
+}
+
+/** Header profiles of the bytes scenario (seed 001 ran every transport with both). */
+export type HeaderProfile = 'bare' | 'browser';
+
+export interface ConnectorOptions {
+  readonly host: string;
+  /** Port of plain HTTP/1.1 (SSE, long-poll, socket.io). */
+  readonly httpPort: number;
+  /** Port of TLS with ALPN h2 (the -h2 variants). */
+  readonly httpsPort: number;
+  readonly grpcPort: number;
+  /** Bearer token for when auth is on; sent as header, socket.io auth.token or gRPC metadata. */
+  readonly token?: string;
+  /** @default 'bare' */
+  readonly headers?: HeaderProfile;
+  /** gRPC: one connection shared by all subscribers instead of one each. @default false */
+  readonly grpcSharedChannel?: boolean;
+  /** HTTP/2: streams per session before another session is opened. @default 100 */
+  readonly h2StreamsPerSession?: number;
+  /** Long-poll hold time asked of the server, seconds. @default 30 */
+  readonly longPollWaitS?: number;
+  /** Short-poll interval. @default 250 */
+  readonly shortPollIntervalMs?: number;
+}
+
+/** Opens subscriptions for one transport; owns the connections it creates. */
+export interface Connector {
+  readonly transport: TransportName;
+  /** HTTP requests sent so far (polling transports; 1 per stream otherwise). */
+  readonly requests: number;
+  open(orderId: string, afterSeq: number, handlers: StreamHandlers): OpenStream;
+  close(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+/**
+ * What the load test needs from the service's JSON wire format. Parsed defensively:
+ * the service is the system under test, so a malformed frame is counted as an error,
+ * not trusted.
+ */
+export interface WireEvent {
+  readonly orderId: string;
+  readonly seq: number;
+  readonly publishedAtUs: number;
+}
+
+export interface WireReset {
+  readonly reason: string;
+  readonly lastSeq: number;
+}
+
+export interface LongPollBody {
+  readonly events: readonly WireEvent[];
+  readonly reset: WireReset | undefined;
+  readonly next: number;
+  readonly completed: boolean;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+export function toWireEvent(v: unknown): WireEvent {
+  if (
+    !isRecord(v) ||
+    typeof v.orderId !== 'string' ||
+    typeof v.seq !== 'number' ||
+    typeof v.publishedAtUs !== 'number'
+  ) {
+    throw new TypeError('malformed event');
+  }
+  return { orderId: v.orderId, seq: v.seq, publishedAtUs: v.publishedAtUs };
+}
+
+export function toWireReset(v: unknown): WireReset {
+  if (!isRecord(v) || !isRecord(v.snapshot) || typeof v.snapshot.lastSeq !== 'number') {
+    throw new TypeError('malformed reset');
+  }
+  return {
+    reason: typeof v.reason === 'string' ? v.reason : 'unknown',
+    lastSeq: v.snapshot.lastSeq,
+  };
+}
+
+/** Parses a 200 body of `GET /v1/orders/:id/events`. */
+export function parseLongPollBody(text: string): LongPollBody {
+  const v: unknown = JSON.parse(text);
+  if (!isRecord(v) || !Array.isArray(v.events) || typeof v.next !== 'number') {
+    throw new TypeError('malformed long-poll body');
+  }
+  return {
+    events: v.events.map(toWireEvent),
+    reset: v.reset === undefined || v.reset === null ? undefined : toWireReset(v.reset),
+    next: v.next,
+    completed: v.completed === true,
+  };
+}

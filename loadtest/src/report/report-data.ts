@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, release, totalmem, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from '../scenarios/result';
+
+export const RESULTS_SCHEMA = 'order-status-loadtest/v1';
+
+/** The whole results file; its schema is documented in loadtest/README.md. */
+export interface Report {
+  readonly schema: typeof RESULTS_SCHEMA;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: {
+    readonly cpuModel: string;
+    readonly cores: number;
+    readonly memoryBytes: number;
+    readonly platform: string;
+    readonly kernel: string;
+  };
+  readonly versions: Record<string, string>;
+  readonly settings: {
+    readonly argv: readonly string[];
+    readonly scenarios: readonly string[];
+    readonly transports: readonly string[];
+    readonly pinned: boolean;
+    readonly target: string | null;
+  };
+  readonly runs: readonly RunResult[];
+}
+
+function pkgVersion(name: string): string {
+  try {
+    const root = join(__dirname, '../../../node_modules', name, 'package.json');
+    return (JSON.parse(readFileSync(root, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function machineInfo(): Report['machine'] {
+  return {
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    cores: availableParallelism(),
+    memoryBytes: totalmem(),
+    platform: process.platform,
+    kernel: release(),
+  };
+}
+
+export function versions(): Record<string, string> {
+  const names = [
+    '@grpc/grpc-js',
+    'socket.io',
+    'socket.io-client',
+    '@nestjs/core',
+    '@nestjs/platform-fastify',
+    'hdr-histogram-js',
+    'chart.js',
+  ];
+  return {
+    node: process.version,
+    commit: gitCommit(),
+    ...Object.fromEntries(names.map((n) => [n, pkgVersion(n)])),
+  };
+}

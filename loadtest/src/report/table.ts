@@ -1,0 +1,80 @@
+import type { RunResult } from '../scenarios/result';
+
+export interface Column {
+  readonly title: string;
+  readonly value: (r: RunResult) => string;
+}
+
+const n = (v: number | null | undefined, digits = 1): string =>
+  v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(digits);
+const mb = (b: number): string => (b > 0 ? (b / 1048576).toFixed(0) : '-');
+
+/** The summary columns, shared by the console, Markdown and HTML tables. */
+export const COLUMNS: readonly Column[] = [
+  { title: 'scenario', value: (r) => r.scenario + (r.server === 'bare' ? ' (bare)' : '') },
+  { title: 'variant', value: (r) => r.variant || '-' },
+  { title: 'transport', value: (r) => r.transport },
+  { title: 'subs', value: (r) => String(r.settings.subscribers) },
+  { title: 'ev/s got/exp', value: (r) => `${r.events.perSec}/${r.events.expectedPerSec}` },
+  { title: 'p50 ms', value: (r) => n(r.latency.p50Ms, 2) },
+  { title: 'p90', value: (r) => n(r.latency.p90Ms, 2) },
+  { title: 'p99', value: (r) => n(r.latency.p99Ms, 2) },
+  { title: 'p99.9', value: (r) => n(r.latency.p999Ms, 2) },
+  { title: 'max', value: (r) => n(r.latency.maxMs, 1) },
+  { title: 'lost', value: (r) => String(r.events.lost) },
+  { title: 'dup', value: (r) => String(r.events.duplicates) },
+  { title: 'ooo', value: (r) => String(r.events.outOfOrder) },
+  { title: 'svc CPU %', value: (r) => n(r.service.cpuPctAvg) },
+  { title: 'CPU ms/1k ev', value: (r) => n(r.service.cpuMsPer1kEvents) },
+  { title: 'RSS MB', value: (r) => mb(r.service.rssMaxBytes) },
+  { title: 'EL p99 ms', value: (r) => n(r.service.eventLoopLagP99Ms) },
+  { title: 'B/event', value: (r) => n(r.wire?.perEvent) },
+  { title: 'req/s', value: (r) => n(r.requestsPerSec) },
+  { title: 'connect p99 ms', value: (r) => n(r.connectMs.p99) },
+  { title: 'errors', value: (r) => String(Object.values(r.errors).reduce((a, b) => a + b, 0)) },
+  { title: 'note', value: note },
+];
+
+export function note(r: RunResult): string {
+  const parts: string[] = [];
+  if (!r.ok) parts.push(`FAILED: ${r.error ?? ''}`.slice(0, 80));
+  if (r.generator.saturated) parts.push(`generator saturated (${r.generator.cpuPctAvg}% CPU)`);
+  if (r.scenario === 'idle' && r.extra) parts.push(`${String(r.extra.rssPerConnectionKB)} KB/conn`);
+  if (r.scenario === 'reconnect') parts.push(`reconnect p99 ${r.reconnectMs.p99} ms`);
+  if (r.scenario === 'scale' && r.extra) parts.push(r.extra.clean ? 'clean' : 'bound passed');
+  if (r.scenario === 'slow-consumer' && r.extra && r.variant !== 'baseline') {
+    parts.push(`slow: ${String(r.extra.slowReceived)}/${String(r.extra.slowDue)} received`);
+  }
+  if (r.scenario === 'unary' && r.extra)
+    parts.push(`${String(r.extra.calls)} calls in ${String(r.extra.totalMs)} ms`);
+  return parts.join('; ');
+}
+
+export function rows(runs: readonly RunResult[]): string[][] {
+  return runs.map((r) => COLUMNS.map((c) => c.value(r)));
+}
+
+/** Fixed-width text table for the console. */
+export function consoleTable(runs: readonly RunResult[]): string {
+  const body = rows(runs);
+  const header = COLUMNS.map((c) => c.title);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+export function markdownTable(
+  runs: readonly RunResult[],
+  columns: readonly Column[] = COLUMNS,
+): string {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  return [
+    `| ${columns.map((c) => c.title).join(' | ')} |`,
+    `|${columns.map(() => '---').join('|')}|`,
+    ...runs.map((r) => `| ${columns.map((c) => esc(c.value(r))).join(' | ')} |`),
+  ].join('\n');
+}

@@ -1,0 +1,74 @@
+import type { RunResult } from '../scenarios/result';
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly required: string;
+  readonly measured: string;
+  readonly reached: boolean;
+}
+
+const SCALE_TARGETS: Readonly<Record<string, number>> = {
+  sse: 5000,
+  ws: 4000,
+  grpc: 4000,
+  'longpoll-h2': 1500,
+};
+const IDLE_TARGETS_KB: Readonly<Record<string, number>> = {
+  sse: 20,
+  'sse-h2': 20,
+  longpoll: 15,
+  'longpoll-h2': 15,
+  ws: 35,
+  grpc: 60,
+};
+const OVERHEAD_TARGET_PCT = 25;
+
+/** The issue's targets, checked against whichever runs this report has. */
+export function targetChecks(runs: readonly RunResult[]): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const [t, need] of Object.entries(SCALE_TARGETS)) {
+    const steps = runs.filter((r) => r.scenario === 'scale' && r.transport === t);
+    if (steps.length === 0) continue;
+    const best = Math.max(
+      0,
+      ...steps.filter((r) => r.extra?.clean === true).map((r) => r.settings.subscribers),
+    );
+    const saturated = steps.some((r) => r.generator.saturated);
+    out.push({
+      target: `${t}: subscribers at 10 ev/s, zero loss, p99 <= 50 ms`,
+      required: String(need),
+      measured: `${best}${saturated ? ' (generator saturated)' : ''}`,
+      reached: best >= need,
+    });
+  }
+  for (const [t, kb] of Object.entries(IDLE_TARGETS_KB)) {
+    const r = runs.find((x) => x.scenario === 'idle' && x.transport === t && x.server === 'nest');
+    const v = r?.extra?.rssPerConnectionKB;
+    if (typeof v !== 'number') continue;
+    out.push({
+      target: `${t}: idle RSS per connection`,
+      required: `<= ${kb} KB`,
+      measured: `${v} KB`,
+      reached: v <= kb,
+    });
+  }
+  for (const t of ['grpc', 'sse', 'sse-h2', 'ws']) {
+    const nest = runs.find(
+      (r) => r.scenario === 'overhead' && r.transport === t && r.server === 'nest',
+    );
+    const bare = runs.find(
+      (r) => r.scenario === 'overhead' && r.transport === t && r.server === 'bare',
+    );
+    const a = nest?.service.cpuMsPer1kEvents;
+    const b = bare?.service.cpuMsPer1kEvents;
+    if (typeof a !== 'number' || typeof b !== 'number' || b <= 0) continue;
+    const pct = Math.round(((a - b) / b) * 1000) / 10;
+    out.push({
+      target: `${t}: Nest CPU per event over a bare server`,
+      required: `<= +${OVERHEAD_TARGET_PCT} %`,
+      measured: `${pct >= 0 ? '+' : ''}${pct} % (${a} vs ${b} ms/1k ev)`,
+      reached: pct <= OVERHEAD_TARGET_PCT,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+import { parseProcStat, readProcStat, CLOCK_TICKS_PER_SEC, PAGE_SIZE_BYTES } from './proc-stat';
+import { parsePromText, promValue } from './prom-text';
+import { UsageSampler } from './sampler';
+
+describe('parseProcStat', () => {
+  it('counts fields from the last parenthesis (names may contain spaces and parens)', () => {
+    const fields = Array.from({ length: 50 }, (_, i) => String(i + 3)); // field N has value N
+    const stat = parseProcStat(`123 (node (x) y) ${fields.join(' ')}`);
+    expect(stat.cpuMs).toBe(((14 + 15) * 1000) / CLOCK_TICKS_PER_SEC);
+    expect(stat.rssBytes).toBe(24 * PAGE_SIZE_BYTES);
+  });
+
+  it('reads this process', () => {
+    const s = readProcStat(process.pid);
+    expect(s?.rssBytes).toBeGreaterThan(1_000_000);
+  });
+
+  it('is undefined for a process that does not exist', () => {
+    expect(readProcStat(2 ** 22 + 7)).toBeUndefined();
+  });
+});
+
+describe('UsageSampler', () => {
+  it('derives CPU % from CPU-time deltas', () => {
+    let cpuMs = 0;
+    const s = new UsageSampler(() => ({ cpuMs, rssBytes: 100 }), 1_000_000);
+    s.start();
+    const t0 = performance.now();
+    while (performance.now() - t0 < 20) {
+      /* let wall time pass */
+    }
+    cpuMs = 10;
+    const summary = s.stop();
+    expect(summary.cpuMsTotal).toBe(10);
+    expect(summary.cpuPctAvg).toBeGreaterThan(0);
+    expect(summary.cpuPctAvg).toBeLessThanOrEqual(50);
+    expect(s.stop()).toBe(summary);
+  });
+});
+
+describe('parsePromText', () => {
+  const text = [
+    '# HELP order_queue_overflows_total Overflows',
+    '# TYPE order_queue_overflows_total counter',
+    'order_queue_overflows_total{policy="conflate"} 3',
+    'order_queue_overflows_total{policy="drop-oldest"} 2',
+    'nodejs_eventloop_lag_p99_seconds 0.012',
+    'odd_label{a="x\\"y"} 1',
+  ].join('\n');
+
+  it('sums a metric, optionally filtered by labels', () => {
+    const samples = parsePromText(text);
+    expect(promValue(samples, 'order_queue_overflows_total')).toBe(5);
+    expect(promValue(samples, 'order_queue_overflows_total', { policy: 'conflate' })).toBe(3);
+    expect(promValue(samples, 'nodejs_eventloop_lag_p99_seconds')).toBe(0.012);
+    expect(promValue(samples, 'missing')).toBeUndefined();
+    expect(samples.find((s) => s.name === 'odd_label')?.labels.a).toBe('x"y');
+  });
+});

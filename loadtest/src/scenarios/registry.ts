@@ -1,0 +1,25 @@
+import { backpressure } from './backpressure';
+import { idle } from './idle';
+import { overhead } from './overhead';
+import { reconnect } from './reconnect';
+import { scale } from './scale';
+import type { Scenario } from './scenario';
+import { bytes, slowConsumer, steady, wan } from './steady';
+import { unary } from './unary';
+
+export const SCENARIOS: readonly Scenario[] = [
+  steady,
+  idle,
+  bytes,
+  wan,
+  slowConsumer,
+  backpressure,
+  reconnect,
+  unary,
+  overhead,
+  scale,
+];
+
+export function findScenario(name: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.name === name);
+}

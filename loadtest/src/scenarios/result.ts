@@ -1,0 +1,78 @@
+import type { TransportName } from '../clients/transport';
+import type { Distribution } from '../stats/distribution';
+import type { LatencySummary } from '../stats/latency';
+import type { Sample } from '../sampling/sampler';
+
+/** One transport run: the unit every table row and chart point is made of. */
+export interface RunResult {
+  readonly scenario: string;
+  /** Distinguishes runs of one scenario (e.g. "10 ev/s", "browser headers", "step 500"). */
+  readonly variant: string;
+  readonly transport: TransportName;
+  /** 'nest' = the service; 'bare' = the overhead scenario's bare Node server. */
+  readonly server: 'nest' | 'bare';
+  readonly settings: RunSettingsRecord;
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly durationS: number;
+  readonly latency: LatencySummary;
+  readonly events: EventCounts;
+  readonly service: ServiceUsage;
+  readonly generator: { cpuPctAvg: number; eventLoopDelayP99Ms: number; saturated: boolean };
+  readonly wire?: WireBytes;
+  readonly requestsPerSec: number;
+  readonly connectMs: Distribution;
+  readonly reconnectMs: Distribution;
+  readonly errors: Record<string, number>;
+  readonly ends: Record<string, number>;
+  /** From the service's /metrics at the end of the run. */
+  readonly serverMetrics?: Record<string, number>;
+  /** Scenario-specific figures (slow subscriber, back-pressure counts, idle memory ...). */
+  readonly extra?: Record<string, number | string | boolean>;
+}
+
+export interface RunSettingsRecord {
+  readonly subscribers: number;
+  readonly ratePerOrder: number;
+  readonly durationS: number;
+  readonly payloadBytes: number;
+  readonly headers: string;
+  readonly oneWayDelayMs: number;
+  readonly grpcSharedChannel: boolean;
+  readonly env: Record<string, string>;
+}
+
+export interface EventCounts {
+  /** Events due to subscribers (sum over subscribers of their order's last seq). */
+  readonly expected: number;
+  readonly delivered: number;
+  readonly lost: number;
+  readonly duplicates: number;
+  readonly outOfOrder: number;
+  readonly resets: number;
+  readonly skippedByReset: number;
+  /** Delivered per second during the publishing window. */
+  readonly perSec: number;
+  readonly expectedPerSec: number;
+}
+
+export interface ServiceUsage {
+  readonly pid: number | undefined;
+  readonly pinned: boolean;
+  readonly cpuPctAvg: number;
+  readonly cpuPctMax: number;
+  readonly rssStartBytes: number;
+  readonly rssMaxBytes: number;
+  readonly rssEndBytes: number;
+  /** Service CPU time (ms) per 1,000 delivered events: the cost of delivery. */
+  readonly cpuMsPer1kEvents: number | null;
+  readonly eventLoopLagP99Ms: number | null;
+  readonly samples: readonly Sample[];
+}
+
+export interface WireBytes {
+  readonly up: number;
+  readonly down: number;
+  readonly perEvent: number;
+  readonly downPerEvent: number;
+}

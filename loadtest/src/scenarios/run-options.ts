@@ -1,0 +1,43 @@
+import type { HeaderProfile, TransportName } from '../clients/transport';
+import type { RunningService } from '../service/launcher';
+
+/** Everything one transport run needs; scenarios build these, the CLI supplies defaults. */
+export interface TransportRun {
+  readonly scenario: string;
+  readonly variant: string;
+  readonly transport: TransportName;
+  readonly subscribers: number;
+  readonly ratePerOrder: number;
+  readonly durationS: number;
+  readonly payloadBytes: number;
+  /** @default 'bare' */
+  readonly headers?: HeaderProfile;
+  /** Route subscriber traffic through the byte-counting proxy with this one-way delay. */
+  readonly proxy?: { readonly oneWayDelayMs?: number; readonly only?: 'all' | 'first' };
+  /** Throttle of the proxied connection(s), bytes/s (slow-consumer). */
+  readonly throttleBytesPerSec?: number;
+  /** Service environment (queue capacity, overflow policy ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly grpcSharedChannel?: boolean;
+  /** Resume on stream end/error. @default true */
+  readonly reconnect?: boolean;
+  /** Start the simulator's clock; false for the idle scenario. @default true */
+  readonly publish?: boolean;
+  /** Count proxy bytes from the first connection (handshakes included), as seed 001 did. */
+  readonly countSetupBytes?: boolean;
+  /** Start the service with its inspector (idle: forced GC). */
+  readonly inspect?: boolean;
+  /** Bound on waiting for late events after publishing stops. @default 5000 */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface RunContext {
+  /** A running service to use instead of starting one per run. */
+  readonly target?: RunningService;
+  /** Starts the server for a run (the service, or a bare server for `overhead`). */
+  readonly launch: (run: TransportRun, opts: { inspect: boolean }) => Promise<RunningService>;
+  readonly token?: string;
+  readonly progress: (line: string, final?: boolean) => void;
+  /** Set on SIGINT: runs stop early and report what they have. */
+  readonly aborted: () => boolean;
+}

@@ -1,0 +1,364 @@
+import { createConnector } from '../clients/connector-factory';
+import { RunMetrics, Subscriber, type SubscriberOptions } from '../clients/subscriber';
+import type { Connector, ConnectorOptions } from '../clients/transport';
+import { TcpProxy } from '../proxy/tcp-proxy';
+import { promValue } from '../sampling/prom-text';
+import { GeneratorMonitor, UsageSampler, type UsageSummary } from '../sampling/sampler';
+import { AdminClient, orderId } from '../service/admin';
+import type { RunningService } from '../service/launcher';
+import { distribution } from '../stats/distribution';
+import { epochUs } from '../stats/latency';
+import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
+import type { RunResult } from './result';
+import type { RunContext, TransportRun } from './run-options';
+
+/** Subscribers opened at once while connecting; each waits for its ack. */
+export const CONNECT_BATCH = 200;
+export const CONNECT_BATCH_TIMEOUT_MS = 15_000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+const PROGRESS_INTERVAL_MS = 1_000;
+
+let runCounter = 0;
+
+/** Hooks a scenario can hang on a run without copying the run loop. */
+export interface RunHooks {
+  /** After the orders exist, before any subscriber connects. */
+  readonly beforeConnect?: (s: LiveRun) => Promise<void> | void;
+  /** After every subscriber is connected, before the clock starts. */
+  readonly beforeStart?: (s: LiveRun) => Promise<void> | void;
+  /** Once per second while publishing. */
+  readonly tick?: (s: LiveRun, elapsedS: number) => void;
+  /** After draining, before subscribers close: add figures to `extra`. */
+  readonly afterDrain?: (s: LiveRun) => Promise<Record<string, number | string | boolean>>;
+  readonly subscriberOptions?: (index: number) => SubscriberOptions;
+}
+
+export interface LiveRun {
+  readonly run: TransportRun;
+  readonly service: RunningService;
+  readonly admin: AdminClient;
+  readonly subscribers: readonly Subscriber[];
+  readonly metrics: RunMetrics;
+  /** Separate metrics of subscriber 0 when it alone goes through the proxy. */
+  readonly firstMetrics: RunMetrics;
+  readonly proxy: TcpProxy | undefined;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves when `cond()` holds, polling every `everyMs`, or after `timeoutMs` (false). */
+export async function waitFor(
+  cond: () => boolean,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  while (!cond()) {
+    if (performance.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return true;
+}
+
+const mb = (b: number): string => `${(b / 1048576).toFixed(0)}MB`;
+
+/**
+ * One transport run: start a service (or use --target), create the orders, connect the
+ * subscribers, start the simulator's clock, publish for `durationS`, stop, wait for the
+ * tail to arrive, then count every subscriber against its order's last seq.
+ */
+export async function runTransport(
+  ctx: RunContext,
+  run: TransportRun,
+  hooks: RunHooks = {},
+): Promise<RunResult> {
+  const service = ctx.target ?? (await ctx.launch(run, { inspect: run.inspect ?? false }));
+  try {
+    return await runAgainst(ctx, service, run, hooks);
+  } finally {
+    if (!ctx.target) await service.stop();
+  }
+}
+
+export async function runAgainst(
+  ctx: RunContext,
+  service: RunningService,
+  run: TransportRun,
+  hooks: RunHooks = {},
+): Promise<RunResult> {
+  const label = `${run.scenario}${run.variant ? ` ${run.variant}` : ''} ${run.transport}`;
+  const admin = new AdminClient(service, ctx.token);
+  const prefix = `lt${++runCounter}`;
+  const metrics = new RunMetrics();
+  const firstMetrics = run.proxy?.only === 'first' ? new RunMetrics() : metrics;
+  let proxy: TcpProxy | undefined;
+  const connectors: Connector[] = [];
+  const subscribers: Subscriber[] = [];
+  const startedAt = performance.now();
+  const serviceSampler = service.pid === undefined ? undefined : UsageSampler.forPid(service.pid);
+  const generator = new GeneratorMonitor();
+  let error: string | undefined;
+  let windowS = 0;
+  let deliveredAtStart = 0;
+  let requestsAtStart = 0;
+  let lastSeqs = new Map<string, number>();
+  let extra: Record<string, number | string | boolean> | undefined;
+  let usage: UsageSummary | undefined;
+
+  try {
+    const base: ConnectorOptions = {
+      host: service.host,
+      httpPort: service.httpPort,
+      httpsPort: service.httpsPort,
+      grpcPort: service.grpcPort,
+      token: ctx.token,
+      headers: run.headers ?? 'bare',
+      grpcSharedChannel: run.grpcSharedChannel ?? false,
+    };
+    const direct = createConnector(run.transport, base);
+    connectors.push(direct);
+    let proxied = direct;
+    if (run.proxy) {
+      const targetPort =
+        run.transport === 'grpc'
+          ? service.grpcPort
+          : run.transport.endsWith('-h2')
+            ? service.httpsPort
+            : service.httpPort;
+      proxy = new TcpProxy({
+        targetHost: service.host,
+        targetPort,
+        oneWayDelayMs: run.proxy.oneWayDelayMs ?? 0,
+        downstreamBytesPerSec: run.throttleBytesPerSec,
+      });
+      const port = await proxy.listen();
+      proxied = createConnector(run.transport, {
+        ...base,
+        httpPort: port,
+        httpsPort: port,
+        grpcPort: port,
+      });
+      connectors.push(proxied);
+    }
+
+    await admin.prepare({
+      orders: run.subscribers,
+      ratePerOrder: run.ratePerOrder,
+      paddingBytes: run.payloadBytes,
+      prefix,
+    });
+
+    const live: LiveRun = { run, service, admin, subscribers, metrics, firstMetrics, proxy };
+    await hooks.beforeConnect?.(live);
+    for (let i = 0; i < run.subscribers && !ctx.aborted(); i += CONNECT_BATCH) {
+      const batch: Subscriber[] = [];
+      for (let j = i; j < Math.min(i + CONNECT_BATCH, run.subscribers); j += 1) {
+        const viaProxy = run.proxy && (run.proxy.only !== 'first' || j === 0);
+        const sub = new Subscriber(
+          orderId(prefix, j + 1),
+          0,
+          viaProxy ? proxied : direct,
+          j === 0 ? firstMetrics : metrics,
+          { reconnect: run.reconnect ?? true, ...hooks.subscriberOptions?.(j) },
+        );
+        subscribers.push(sub);
+        batch.push(sub);
+        sub.start();
+      }
+      const ok = await withTimeout(
+        Promise.all(batch.map((s) => s.ready())),
+        CONNECT_BATCH_TIMEOUT_MS,
+      );
+      const connected = subscribers.filter((s) => s.connected).length;
+      ctx.progress(`[${label}] connecting ${connected}/${run.subscribers}`);
+      if (ok === undefined) {
+        throw new Error(
+          `only ${connected}/${run.subscribers} subscribers connected within ${CONNECT_BATCH_TIMEOUT_MS} ms`,
+        );
+      }
+    }
+    // Subscribers start at seq 0 and get the `created` event replayed: that confirms the
+    // stream on every transport. Wait for those replays so they are not counted as load.
+    await waitFor(
+      () => subscribers.every((s) => s.tracker.highestSeq >= 1),
+      CONNECT_BATCH_TIMEOUT_MS,
+    );
+
+    await hooks.beforeStart?.(live);
+    if (!run.countSetupBytes) proxy?.resetCounts();
+    deliveredAtStart = metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered);
+    requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
+    metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
+    serviceSampler?.start();
+    generator.start();
+    const windowStart = performance.now();
+    const publish = run.publish ?? true;
+    if (publish) await admin.start();
+
+    for (let t = 1; t <= run.durationS && !ctx.aborted(); t += 1) {
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, windowStart + t * PROGRESS_INTERVAL_MS - performance.now())),
+      );
+      hooks.tick?.(live, t);
+      const lat = metrics.latency.summary();
+      const svc = service.pid === undefined ? '' : ` svc ${sampleText(serviceSampler)}`;
+      ctx.progress(
+        `[${label}] ${t}/${run.durationS}s subs ${subscribers.filter((s) => s.connected).length}/${run.subscribers} ` +
+          `events ${metrics.delivered - deliveredAtStart} p99 ${lat.p99Ms}ms${svc} errors ${metrics.errors.total}`,
+      );
+    }
+    if (publish) await admin.stop();
+    windowS = (performance.now() - windowStart) / 1000;
+    usage = serviceSampler?.stop();
+
+    lastSeqs = await admin.lastSeqs(subscribers.map((s) => s.orderId));
+    await waitFor(
+      () => subscribers.every((s) => s.tracker.highestSeq >= (lastSeqs.get(s.orderId) ?? 0)),
+      run.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    );
+    extra = await hooks.afterDrain?.(live);
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  } finally {
+    for (const s of subscribers) s.stop();
+  }
+
+  const genUsage = generator.stop();
+  usage ??= serviceSampler?.stop();
+  const promSamples = await admin.metrics().catch(() => undefined);
+  await Promise.all(connectors.map((c) => c.close()));
+  await proxy?.close();
+
+  const counts: SeqCounts[] = subscribers
+    .filter((_, i) => firstMetrics === metrics || i > 0)
+    .map((s) => s.tracker.counts(lastSeqs.get(s.orderId) ?? s.tracker.highestSeq));
+  const total = sumCounts(counts);
+  const expected = subscribers
+    .filter((_, i) => firstMetrics === metrics || i > 0)
+    .reduce((a, s) => a + (lastSeqs.get(s.orderId) ?? s.tracker.highestSeq), 0);
+  const deliveredInWindow =
+    metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered) - deliveredAtStart;
+  const requests = connectors.reduce((a, c) => a + c.requests, 0) - requestsAtStart;
+  const wireEvents =
+    run.proxy?.only === 'first'
+      ? firstMetrics.delivered
+      : run.countSetupBytes
+        ? deliveredInWindow + deliveredAtStart
+        : deliveredInWindow;
+  const lagSeconds = promSamples
+    ? promValue(promSamples, 'nodejs_eventloop_lag_p99_seconds')
+    : undefined;
+  const serverMetrics = promSamples
+    ? Object.fromEntries(
+        (
+          [
+            ['queueOverflows', 'order_queue_overflows_total'],
+            ['droppedEvents', 'order_queue_dropped_events_total'],
+            ['deliveries', 'order_deliveries_total'],
+            ['busSubscribers', 'order_bus_subscribers'],
+            ['rssBytes', 'process_resident_memory_bytes'],
+          ] as const
+        ).flatMap(([k, name]) => {
+          const v = promValue(promSamples, name);
+          return v === undefined ? [] : [[k, v]];
+        }),
+      )
+    : undefined;
+
+  const result: RunResult = {
+    scenario: run.scenario,
+    variant: run.variant,
+    transport: run.transport,
+    server: run.variant.startsWith('bare') ? 'bare' : 'nest',
+    settings: {
+      subscribers: run.subscribers,
+      ratePerOrder: run.ratePerOrder,
+      durationS: run.durationS,
+      payloadBytes: run.payloadBytes,
+      headers: run.headers ?? 'bare',
+      oneWayDelayMs: run.proxy?.oneWayDelayMs ?? 0,
+      grpcSharedChannel: run.grpcSharedChannel ?? false,
+      env: { ...run.env },
+    },
+    ok: error === undefined,
+    ...(error === undefined ? {} : { error }),
+    durationS: Math.round((performance.now() - startedAt) / 100) / 10,
+    latency: metrics.latency.summary(),
+    events: {
+      expected,
+      delivered: total.received,
+      lost: total.lost,
+      duplicates: total.duplicates,
+      outOfOrder: total.outOfOrder,
+      resets: total.resets,
+      skippedByReset: total.skippedByReset,
+      perSec: windowS > 0 ? Math.round(deliveredInWindow / windowS) : 0,
+      expectedPerSec: run.subscribers * run.ratePerOrder,
+    },
+    service: {
+      pid: service.pid,
+      pinned: service.pinned,
+      cpuPctAvg: usage?.cpuPctAvg ?? 0,
+      cpuPctMax: usage?.cpuPctMax ?? 0,
+      rssStartBytes: usage?.rssStartBytes ?? 0,
+      rssMaxBytes: usage?.rssMaxBytes ?? 0,
+      rssEndBytes: usage?.rssEndBytes ?? 0,
+      cpuMsPer1kEvents:
+        usage && deliveredInWindow > 0
+          ? Math.round((usage.cpuMsTotal / deliveredInWindow) * 1000 * 100) / 100
+          : null,
+      eventLoopLagP99Ms: lagSeconds === undefined ? null : Math.round(lagSeconds * 1e5) / 100,
+      samples: usage?.samples ?? [],
+    },
+    generator: {
+      cpuPctAvg: genUsage.cpuPctAvg,
+      eventLoopDelayP99Ms: genUsage.eventLoopDelayP99Ms,
+      saturated: genUsage.saturated,
+    },
+    ...(proxy
+      ? {
+          wire: {
+            up: proxy.bytes.up,
+            down: proxy.bytes.down,
+            perEvent:
+              wireEvents > 0
+                ? Math.round(((proxy.bytes.up + proxy.bytes.down) / wireEvents) * 10) / 10
+                : 0,
+            downPerEvent:
+              wireEvents > 0 ? Math.round((proxy.bytes.down / wireEvents) * 10) / 10 : 0,
+          },
+        }
+      : {}),
+    requestsPerSec: windowS > 0 ? Math.round((requests / windowS) * 10) / 10 : 0,
+    connectMs: distribution(metrics.connectMs),
+    reconnectMs: distribution(metrics.reconnectMs),
+    errors: metrics.errors.toJSON(),
+    ends: metrics.ends.toJSON(),
+    ...(serverMetrics ? { serverMetrics } : {}),
+    ...(extra ? { extra } : {}),
+  };
+  ctx.progress(`[${label}] ${summaryLine(result)}`, true);
+  return result;
+}
+
+function sampleText(sampler: UsageSampler | undefined): string {
+  const last = sampler?.last();
+  return last ? `cpu ${last.cpuPct}% rss ${mb(last.rssBytes)}` : '';
+}
+
+export function summaryLine(r: RunResult): string {
+  const e = r.events;
+  return (
+    `${r.ok ? 'done' : `FAILED (${r.error})`}: ${e.perSec}/${e.expectedPerSec} ev/s, p50 ${r.latency.p50Ms} ` +
+    `p99 ${r.latency.p99Ms} max ${r.latency.maxMs} ms, lost ${e.lost} dup ${e.duplicates} ooo ${e.outOfOrder}, ` +
+    `svc cpu ${r.service.cpuPctAvg}%${r.generator.saturated ? ' [GENERATOR SATURATED]' : ''}`
+  );
+}

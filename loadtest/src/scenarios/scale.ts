@@ -1,0 +1,63 @@
+import type { RunResult } from './result';
+import { runTransport } from './run-transport';
+import { PADDING_FOR_117_BYTES } from './steady';
+import { anyTransport, perTransport, type Scenario } from './scenario';
+
+/** The issue's bound: a step is clean with zero loss and p99 at or under this. */
+export const SCALE_P99_BOUND_MS = 50;
+export const SCALE_STEPS = [250, 500, 1000, 2000, 3000, 4000, 5000] as const;
+
+export function isClean(r: RunResult): boolean {
+  const e = r.events;
+  return (
+    r.ok &&
+    e.lost === 0 &&
+    e.duplicates === 0 &&
+    e.outOfOrder === 0 &&
+    r.latency.p99Ms <= SCALE_P99_BOUND_MS
+  );
+}
+
+/**
+ * Steps the subscriber count up until p99 passes the bound, an event is lost, or the
+ * generator saturates (then the limit found is the generator's, and the run says so).
+ * Each step is a fresh service; the last clean step is the transport's result.
+ */
+export const scale: Scenario = {
+  name: 'scale',
+  description: `step subscribers up until p99 > ${SCALE_P99_BOUND_MS} ms or an event is lost`,
+  supports: anyTransport,
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports, async (transport) => {
+      const steps = o.tiny
+        ? [2, 4]
+        : o.subscribers !== undefined
+          ? stepsUpTo(o.subscribers)
+          : [...SCALE_STEPS];
+      const out: RunResult[] = [];
+      let highestClean = 0;
+      for (const n of steps) {
+        if (ctx.aborted()) break;
+        const r = await runTransport(ctx, {
+          scenario: 'scale',
+          variant: `${n} subs`,
+          transport,
+          subscribers: n,
+          ratePerOrder: o.rate ?? 10,
+          durationS: o.durationS ?? (o.tiny ? 1 : 5),
+          payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+          drainTimeoutMs: 3_000,
+        });
+        const clean = isClean(r);
+        if (clean) highestClean = n;
+        out.push({ ...r, extra: { ...r.extra, clean, highestCleanSoFar: highestClean } });
+        if (!clean || r.generator.saturated) break;
+      }
+      return out;
+    }),
+};
+
+function stepsUpTo(max: number): number[] {
+  const steps = SCALE_STEPS.filter((s) => s < max) as number[];
+  return [...steps, max];
+}

@@ -1,0 +1,42 @@
+import type { TransportName } from '../clients/transport';
+import type { RunResult } from './result';
+import type { RunContext } from './run-options';
+
+/** What the CLI passes to a scenario; unset fields take the scenario's own defaults. */
+export interface ScenarioOptions {
+  readonly transports: readonly TransportName[];
+  readonly subscribers?: number;
+  readonly rate?: number;
+  readonly durationS?: number;
+  readonly payloadBytes?: number;
+  readonly grpcSharedChannel?: boolean;
+  /** Seconds-long smoke sizes for the test suite. */
+  readonly tiny: boolean;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  /** Transports the scenario applies to (e.g. unary is gRPC only). */
+  readonly supports: (t: TransportName) => boolean;
+  run(ctx: RunContext, o: ScenarioOptions): Promise<RunResult[]>;
+}
+
+export const STREAMING: readonly TransportName[] = ['grpc', 'sse', 'sse-h2', 'ws'];
+export const isStreaming = (t: TransportName): boolean => STREAMING.includes(t);
+export const anyTransport = (): boolean => true;
+
+/** Runs `fn` per transport in order, stopping early on SIGINT. */
+export async function perTransport(
+  ctx: RunContext,
+  transports: readonly TransportName[],
+  fn: (t: TransportName) => Promise<RunResult | RunResult[]>,
+): Promise<RunResult[]> {
+  const out: RunResult[] = [];
+  for (const t of transports) {
+    if (ctx.aborted()) break;
+    const r = await fn(t);
+    out.push(...(Array.isArray(r) ? r : [r]));
+  }
+  return out;
+}

@@ -1,0 +1,137 @@
+import { runTransport } from './run-transport';
+import { anyTransport, isStreaming, perTransport, type Scenario } from './scenario';
+
+/** The event size of seed 001 (~117 bytes of JSON) needs about this much padding. */
+export const PADDING_FOR_117_BYTES = 12;
+
+export const steady: Scenario = {
+  name: 'steady',
+  description: 'N subscribers x R events/s each for D seconds',
+  supports: anyTransport,
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports, (transport) =>
+      runTransport(ctx, {
+        scenario: 'steady',
+        variant: '',
+        transport,
+        subscribers: o.subscribers ?? (o.tiny ? 5 : 500),
+        ratePerOrder: o.rate ?? 10,
+        durationS: o.durationS ?? (o.tiny ? 2 : 10),
+        payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+        grpcSharedChannel: o.grpcSharedChannel,
+      }),
+    ),
+};
+
+export const wan: Scenario = {
+  name: 'wan',
+  description: 'proxy adds 25 ms each way; latency at 10 and 50 events/s',
+  supports: anyTransport,
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports, async (transport) => {
+      const rates = o.rate !== undefined ? [o.rate] : [10, 50];
+      const out = [];
+      for (const rate of rates) {
+        out.push(
+          await runTransport(ctx, {
+            scenario: 'wan',
+            variant: `${rate} ev/s`,
+            transport,
+            subscribers: o.subscribers ?? (o.tiny ? 3 : 50),
+            ratePerOrder: rate,
+            durationS: o.durationS ?? (o.tiny ? 2 : 5),
+            payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+            proxy: { oneWayDelayMs: 25, only: 'all' },
+            grpcSharedChannel: o.grpcSharedChannel,
+          }),
+        );
+      }
+      return out;
+    }),
+};
+
+/**
+ * 1,000 events of ~117 bytes to one subscriber through the byte-counting proxy, once with
+ * bare headers and once with a browser's, handshakes included (the method of seed 001).
+ */
+export const bytes: Scenario = {
+  name: 'bytes',
+  description: '1,000 events of ~117 bytes through the proxy, bare vs browser headers',
+  supports: anyTransport,
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports, async (transport) => {
+      const out = [];
+      const rate = o.rate ?? 250;
+      for (const headers of ['bare', 'browser'] as const) {
+        out.push(
+          await runTransport(ctx, {
+            scenario: 'bytes',
+            variant: `${headers} headers`,
+            transport,
+            subscribers: 1,
+            ratePerOrder: rate,
+            durationS: o.durationS ?? (o.tiny ? 1 : Math.ceil(1000 / rate)),
+            payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+            headers,
+            proxy: { only: 'all' },
+            countSetupBytes: true,
+          }),
+        );
+      }
+      return out;
+    }),
+};
+
+/**
+ * One subscriber throttled to 50 KB/s among healthy ones. Events are padded to 4 KB at
+ * 20 ev/s (80 KB/s per order) so the throttle actually binds; a baseline run without the
+ * throttle gives the healthy p99 to compare with.
+ */
+export const slowConsumer: Scenario = {
+  name: 'slow-consumer',
+  description: 'one subscriber throttled to 50 KB/s among healthy ones',
+  supports: isStreaming,
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports.filter(isStreaming), async (transport) => {
+      const out = [];
+      for (const throttled of [false, true]) {
+        out.push(
+          await runTransport(
+            ctx,
+            {
+              scenario: 'slow-consumer',
+              variant: throttled ? 'one throttled' : 'baseline',
+              transport,
+              subscribers: o.subscribers ?? (o.tiny ? 4 : 200),
+              ratePerOrder: o.rate ?? 20,
+              durationS: o.durationS ?? (o.tiny ? 2 : 8),
+              payloadBytes: o.payloadBytes ?? 4096,
+              proxy: { only: 'first' },
+              throttleBytesPerSec: throttled ? 50_000 : undefined,
+              reconnect: false,
+              drainTimeoutMs: 2_000,
+            },
+            {
+              afterDrain: async (live) => {
+                const slow = live.subscribers[0];
+                const last = await live.admin.lastSeq(slow.orderId);
+                const c = slow.tracker.counts(last);
+                const lat = live.firstMetrics.latency.summary();
+                return {
+                  slowDue: last,
+                  slowReceived: c.received,
+                  slowLost: c.lost,
+                  slowResets: c.resets,
+                  slowP99Ms: lat.p99Ms,
+                  slowMaxMs: lat.maxMs,
+                  slowErrors: live.firstMetrics.errors.total,
+                  slowStillConnected: slow.connected,
+                };
+              },
+            },
+          ),
+        );
+      }
+      return out;
+    }),
+};

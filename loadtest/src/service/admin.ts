@@ -1,0 +1,100 @@
+import { parsePromText, type PromSample } from '../sampling/prom-text';
+import type { ServiceEndpoints } from './launcher';
+
+export const ORDER_PREFIX = 'lt';
+export const ADMIN_TIMEOUT_MS = 15_000;
+
+export interface SimulatorSchedule {
+  readonly orders: number;
+  readonly ratePerOrder: number;
+  readonly paddingBytes?: number;
+  readonly prefix?: string;
+  readonly durationMs?: number;
+}
+
+export interface SimulatorStatus {
+  readonly state: string;
+  readonly published: number;
+  readonly failed: number;
+}
+
+/** Talks to the service's admin API and metrics (control traffic never goes through the proxy). */
+export class AdminClient {
+  private readonly base: string;
+
+  constructor(
+    svc: ServiceEndpoints,
+    private readonly token?: string,
+  ) {
+    this.base = `http://${svc.host.includes(':') ? `[${svc.host}]` : svc.host}:${svc.httpPort}`;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<string> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 300)}`);
+    return text;
+  }
+
+  /** Creates `${prefix}-1..N` (each already at seq 1, `created`) and waits for start(). */
+  async prepare(s: SimulatorSchedule): Promise<SimulatorStatus> {
+    const body = { prefix: ORDER_PREFIX, ...s, lifecycle: false, autoStart: false };
+    return JSON.parse(await this.call('PUT', '/v1/admin/simulator', body)) as SimulatorStatus;
+  }
+
+  async start(): Promise<SimulatorStatus> {
+    return JSON.parse(await this.call('POST', '/v1/admin/simulator/start')) as SimulatorStatus;
+  }
+
+  async stop(): Promise<SimulatorStatus> {
+    return JSON.parse(await this.call('POST', '/v1/admin/simulator/stop')) as SimulatorStatus;
+  }
+
+  async status(): Promise<SimulatorStatus> {
+    return JSON.parse(await this.call('GET', '/v1/admin/simulator')) as SimulatorStatus;
+  }
+
+  async lastSeq(orderId: string): Promise<number> {
+    const snap = JSON.parse(
+      await this.call('GET', `/v1/orders/${encodeURIComponent(orderId)}`),
+    ) as {
+      lastSeq: number;
+    };
+    return snap.lastSeq;
+  }
+
+  /** Last seq of many orders, a bounded number of requests at a time. */
+  async lastSeqs(orderIds: readonly string[], concurrency = 32): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < orderIds.length) {
+        const id = orderIds[next++];
+        out.set(id, await this.lastSeq(id));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, orderIds.length) }, worker));
+    return out;
+  }
+
+  /** Undefined when the service has no /metrics (a bare server). */
+  async metrics(): Promise<PromSample[] | undefined> {
+    try {
+      return parsePromText(await this.call('GET', '/metrics'));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export function orderId(prefix: string, i: number): string {
+  return `${prefix}-${i}`;
+}

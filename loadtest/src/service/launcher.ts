@@ -1,0 +1,199 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The built service; `npm run build` makes it. */
+export const SERVICE_ENTRY = resolve(__dirname, '../../../dist/apps/order-status/main.js');
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
+
+/** Core the service is pinned to and core the generator is pinned to, on a multi-core host. */
+export const SERVICE_CPU = 1;
+export const GENERATOR_CPU = 0;
+
+export interface ServiceEndpoints {
+  readonly host: string;
+  readonly httpPort: number;
+  readonly httpsPort: number;
+  readonly grpcPort: number;
+  /** Undefined when driving a service we did not start (--target). */
+  readonly pid: number | undefined;
+}
+
+export interface LaunchOptions {
+  /** Extra environment (BUS_QUEUE_CAPACITY, BUS_OVERFLOW_POLICY, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Start with the inspector on a free port, so the idle scenario can force a GC. */
+  readonly inspect?: boolean;
+  /** Command to run instead of the built service (the bare servers of the overhead scenario). */
+  readonly command?: readonly string[];
+  readonly startTimeoutMs?: number;
+}
+
+export interface RunningService extends ServiceEndpoints {
+  /** ws:// URL of the inspector, when started with `inspect`. */
+  readonly inspectorUrl: string | undefined;
+  readonly pinned: boolean;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills every service still running; installed once for SIGINT/SIGTERM and exit. */
+function killAll(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+let handlersInstalled = false;
+function installExitHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.exit(130);
+    });
+  }
+}
+
+export function canPin(): boolean {
+  return availableParallelism() > 1 && process.platform === 'linux';
+}
+
+/** Pins this process (every thread: -a) to the generator's core. */
+export async function pinGenerator(): Promise<boolean> {
+  if (!canPin()) return false;
+  return new Promise((done) => {
+    execFile('taskset', ['-a', '-p', '-c', String(GENERATOR_CPU), String(process.pid)], (err) =>
+      done(err === null),
+    );
+  });
+}
+
+interface ListeningLine {
+  event: 'listening';
+  http: number;
+  https: number;
+  grpc: number;
+  pid: number;
+}
+
+function parseListening(line: string): ListeningLine | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(line) as Partial<ListeningLine>;
+    return v.event === 'listening' ? (v as ListeningLine) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a fresh service on free ports (0) pinned to its own core, waits for its one
+ * JSON "listening" line, and returns its ports and pid. stderr is kept (last lines) for
+ * the error message if it dies during start-up.
+ */
+export async function launchService(options: LaunchOptions = {}): Promise<RunningService> {
+  installExitHandlers();
+  const pinned = canPin();
+  const nodeArgs = options.inspect ? ['--inspect=127.0.0.1:0'] : [];
+  const cmd = options.command ?? ['node', ...nodeArgs, SERVICE_ENTRY];
+  const argv = pinned ? ['taskset', '-c', String(SERVICE_CPU), ...cmd] : [...cmd];
+  const child = spawn(argv[0], argv.slice(1), {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      HTTPS_PORT: '0',
+      GRPC_PORT: '0',
+      SIMULATOR_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const stderr: string[] = [];
+  let inspectorUrl: string | undefined;
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
+    if (m) inspectorUrl = m[1];
+    stderr.push(line);
+    if (stderr.length > 30) stderr.shift();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const listening = await new Promise<ListeningLine>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `service did not report listening in ${options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms`,
+          ),
+        ),
+      options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    );
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const l = parseListening(line);
+      if (!l) return;
+      clearTimeout(timer);
+      lines.removeAllListeners('line');
+      child.stdout.resume(); // keep draining stdout so the service never blocks on it
+      resolve(l);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} during start:\n${stderr.join('\n')}`));
+    });
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    running.delete(child);
+    await exited;
+    throw err;
+  });
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      running.delete(child);
+      return;
+    }
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), DEFAULT_STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+    running.delete(child);
+  };
+
+  return {
+    host: '127.0.0.1',
+    httpPort: listening.http,
+    httpsPort: listening.https,
+    grpcPort: listening.grpc,
+    // taskset execs node, so the child's pid is the service's; the line confirms it.
+    pid: listening.pid ?? child.pid,
+    inspectorUrl,
+    pinned,
+    stop,
+  };
+}
+
+/** A service we did not start (--target http://127.0.0.1:3000): ports by convention. */
+export function targetService(url: string, httpsPort = 3443, grpcPort = 50051): RunningService {
+  const u = new URL(url);
+  if (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost' && u.hostname !== '[::1]') {
+    throw new TypeError(`--target must be a loopback address, got ${u.hostname}`);
+  }
+  return {
+    host: u.hostname === 'localhost' ? '127.0.0.1' : u.hostname.replace(/[[\]]/g, ''),
+    httpPort: Number(u.port || 80),
+    httpsPort,
+    grpcPort,
+    pid: undefined,
+    inspectorUrl: undefined,
+    pinned: false,
+    stop: async () => undefined,
+  };
+}
