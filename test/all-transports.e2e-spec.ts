@@ -1,0 +1,117 @@
+import type { ClientHttp2Session } from 'node:http2';
+import { request } from 'undici';
+import { OrderStatus, PROTO_STATUS } from '@app/contracts';
+import {
+  collect,
+  orderStatusClient,
+  seqsOf,
+  type OrderStatusClient,
+} from './grpc/grpc-test-client';
+import { h2Connect, h2Get } from './support/h2-client';
+import { openSseH1, openSseH2 } from './support/sse-stream';
+import { startTestApp, type TestApp } from './support/test-app';
+import { ClientPool, ended } from './ws/orders-client';
+
+const SCRIPT = [
+  ...Array.from({ length: 10 }, () => OrderStatus.Paid),
+  OrderStatus.Packed,
+  OrderStatus.Shipped,
+  ...Array.from({ length: 10 }, () => OrderStatus.OutForDelivery),
+  OrderStatus.Delivered,
+];
+const EXPECTED = Array.from({ length: SCRIPT.length + 1 }, (_, i) => i + 1);
+
+interface PollBody {
+  events: { seq: number }[];
+  next: number;
+  completed: boolean;
+}
+
+/**
+ * The project's central promise: one scripted sequence for one order reaches every
+ * transport at once, complete and in order, and every stream ends on the terminal status.
+ */
+describe('every transport at once', () => {
+  let app: TestApp;
+  let h2: ClientHttp2Session;
+  let grpc: OrderStatusClient;
+  const sockets = new ClientPool();
+
+  beforeEach(async () => {
+    app = await startTestApp();
+    h2 = await h2Connect(app.httpsUrl, app.tlsCert);
+    grpc = orderStatusClient(app.grpcAddress);
+  });
+  afterEach(async () => {
+    await sockets.closeAll();
+    grpc.close();
+    h2.close();
+    await app.close();
+  });
+
+  /** Follows the order by polling until it completes; `waitS` 0 is short-poll. */
+  async function poll(
+    get: (path: string) => Promise<string | undefined>,
+    waitS: number,
+  ): Promise<number[]> {
+    const seqs: number[] = [];
+    let after = 0;
+    for (let i = 0; i < 500; i++) {
+      const body = await get(`/v1/orders/all-1/events?after=${after}&wait=${waitS}`);
+      if (body === undefined) {
+        // 204: nothing new; a short-poll client waits its interval.
+        if (waitS === 0) await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      const parsed = JSON.parse(body) as PollBody;
+      seqs.push(...parsed.events.map((e) => e.seq));
+      after = parsed.next;
+      if (parsed.completed) return seqs;
+    }
+    throw new Error('poll did not complete');
+  }
+  const h1Get = async (path: string) => {
+    const res = await request(`${app.httpUrl}${path}`);
+    const text = await res.body.text();
+    return res.statusCode === 204 ? undefined : text;
+  };
+  const h2GetBody = async (path: string) => {
+    const res = await h2Get(h2, path);
+    return res.status === 204 ? undefined : res.body;
+  };
+
+  it('delivers the same sequence complete and in order on gRPC, SSE (h1, h2), socket.io (websocket, polling), long-poll (h1, h2) and short-poll', async () => {
+    await app.createOrder('all-1');
+    const grpcCall = collect(grpc.subscribe({ orderId: 'all-1', afterSeq: 0 }));
+    const sseH1 = await openSseH1(`${app.httpUrl}/v1/orders/all-1/stream`);
+    const sseH2 = await openSseH2(h2, '/v1/orders/all-1/stream');
+    const wsClient = await sockets.connect(app.httpUrl, { transport: 'websocket' });
+    const pollingClient = await sockets.connect(app.httpUrl, { transport: 'polling' });
+    await wsClient.subscribe('all-1', 0);
+    await pollingClient.subscribe('all-1', 0);
+    const polls = Promise.all([poll(h1Get, 5), poll(h2GetBody, 5), poll(h1Get, 0)]);
+
+    for (const status of SCRIPT) {
+      await app.publish('all-1', status);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+
+    expect((await grpcCall.status).code).toBe(0);
+    expect(seqsOf(grpcCall.items)).toEqual(EXPECTED);
+    const lastGrpc = grpcCall.items.at(-1);
+    expect(lastGrpc && 'event' in lastGrpc ? lastGrpc.event.status : undefined).toBe(
+      PROTO_STATUS[OrderStatus.Delivered],
+    );
+    await Promise.all([sseH1.ended, sseH2.ended]);
+    expect(sseH1.events().map((e) => e.seq)).toEqual(EXPECTED);
+    expect(sseH2.events().map((e) => e.seq)).toEqual(EXPECTED);
+    await wsClient.until(ended('all-1'), 'websocket end');
+    await pollingClient.until(ended('all-1'), 'polling end');
+    expect(wsClient.statuses('all-1').map((e) => e.seq)).toEqual(EXPECTED);
+    expect(pollingClient.statuses('all-1').map((e) => e.seq)).toEqual(EXPECTED);
+    const [lpH1, lpH2, shortPoll] = await polls;
+    expect(lpH1).toEqual(EXPECTED);
+    expect(lpH2).toEqual(EXPECTED);
+    expect(shortPoll).toEqual(EXPECTED);
+  });
+});
