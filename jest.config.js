@@ -14,8 +14,24 @@ const swc = [
 const moduleNameMapper = {
   '^@app/contracts(|/.*)$': '<rootDir>/libs/contracts/src$1',
   '^@app/event-bus(|/.*)$': '<rootDir>/libs/event-bus/src$1',
+  '^@app/redis-store(|/.*)$': '<rootDir>/libs/redis-store/src$1',
+  '^@app/auth(|/.*)$': '<rootDir>/libs/auth/src$1',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+// jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import) and content-disposition
+// (required by @fastify/static) ship ESM only;
+// Jest (below Node 24.9) can neither require() ESM nor run import() without VM modules,
+// so SWC compiles them to CommonJS for the tests. Node loads them natively.
+const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
+const ESM_PACKAGES = 'jose|@fastify/cookie|cookie|content-disposition';
+const common = {
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/(${ESM_PACKAGES})/.+\\.js$`]: swcEsm,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES})/)`],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 module.exports = {
   projects: [

@@ -11,6 +11,8 @@ module.exports = (options) => ({
       ...(options.resolve && options.resolve.alias),
       '@app/contracts': path.resolve(__dirname, 'libs/contracts/src'),
       '@app/event-bus': path.resolve(__dirname, 'libs/event-bus/src'),
+      '@app/redis-store': path.resolve(__dirname, 'libs/redis-store/src'),
+      '@app/auth': path.resolve(__dirname, 'libs/auth/src'),
     },
   },
 });

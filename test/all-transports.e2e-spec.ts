@@ -71,7 +71,7 @@ describe('every transport at once', () => {
     throw new Error('poll did not complete');
   }
   const h1Get = async (path: string) => {
-    const res = await request(`${app.httpUrl}${path}`);
+    const res = await request(`${app.httpUrl}${path}`, { headers: app.authHeaders });
     const text = await res.body.text();
     return res.statusCode === 204 ? undefined : text;
   };

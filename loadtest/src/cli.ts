@@ -12,6 +12,7 @@ import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--payload BYTES]
   [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
+  [--cpu-prof DIR]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
 /** Validates before defaults are merged, and returns every problem at once. */
@@ -25,6 +26,7 @@ export function parseCli(argv: readonly string[]):
       tiny: boolean;
       out?: string;
       server: 'nest' | 'bare';
+      cpuProfDir?: string;
     }
   | { errors: string[] } {
   const { values, positionals } = parseArgs({
@@ -40,6 +42,7 @@ export function parseCli(argv: readonly string[]):
       token: { type: 'string' },
       out: { type: 'string' },
       'grpc-shared': { type: 'boolean' },
+      'cpu-prof': { type: 'string' },
       tiny: { type: 'boolean' },
       server: { type: 'string' },
       help: { type: 'boolean' },
@@ -104,6 +107,7 @@ export function parseCli(argv: readonly string[]):
     tiny: values.tiny ?? false,
     out: values.out,
     server: values.server === 'bare' ? 'bare' : 'nest',
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(values['cpu-prof']) }),
   };
 }
 

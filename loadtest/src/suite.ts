@@ -9,6 +9,7 @@ import {
   canPin,
   launchService,
   pinGenerator,
+  SERVICE_ENTRY,
   targetService,
   type RunningService,
 } from './service/launcher';
@@ -19,29 +20,45 @@ export interface SuiteStep {
 }
 
 /**
- * The default suite: every scenario at sizes that finish in about five minutes on a
- * 2-core machine (service and generator on one core each).
+ * The default suite: every scenario but `scale`, at sizes that finish in about five
+ * minutes on a 2-core machine (service and generator on one core each). About 60 fresh
+ * service starts at ~2 s each are a third of that, so durations are short and the
+ * transports per scenario are the ones its question is about. `scale` runs on its own,
+ * per transport (`npm run loadtest -- scale --transports sse`): its steps alone take
+ * longer than the suite.
  */
 export const DEFAULT_SUITE: readonly SuiteStep[] = [
-  { scenario: 'steady', options: { subscribers: 500, durationS: 8 } },
-  { scenario: 'idle', options: { subscribers: 1000, durationS: 5 } },
-  { scenario: 'bytes', options: {} },
+  { scenario: 'steady', options: { subscribers: 500, durationS: 4 } },
+  {
+    scenario: 'idle',
+    options: {
+      transports: ['grpc', 'sse', 'ws', 'longpoll', 'longpoll-h2'],
+      subscribers: 1000,
+      durationS: 2,
+    },
+  },
+  {
+    scenario: 'bytes',
+    options: {
+      transports: ['grpc', 'sse', 'sse-h2', 'ws', 'longpoll', 'longpoll-h2'],
+      rate: 500,
+    },
+  },
   {
     scenario: 'wan',
-    options: { transports: ['grpc', 'sse', 'ws', 'longpoll', 'longpoll-h2'], durationS: 4 },
+    options: { transports: ['grpc', 'sse', 'ws', 'longpoll-h2'], durationS: 3 },
   },
-  { scenario: 'slow-consumer', options: { transports: ['grpc', 'sse', 'ws'], durationS: 6 } },
+  {
+    scenario: 'slow-consumer',
+    options: { transports: ['grpc', 'sse', 'ws'], subscribers: 100, durationS: 3 },
+  },
   { scenario: 'backpressure', options: { transports: ['grpc', 'sse', 'ws'] } },
   {
     scenario: 'reconnect',
-    options: { transports: ['grpc', 'sse', 'ws', 'longpoll'], durationS: 6 },
+    options: { transports: ['grpc', 'sse', 'ws', 'longpoll'], durationS: 4 },
   },
   { scenario: 'unary', options: {} },
-  { scenario: 'overhead', options: {} },
-  {
-    scenario: 'scale',
-    options: { transports: ['grpc', 'sse', 'ws', 'longpoll-h2'], durationS: 4 },
-  },
+  { scenario: 'overhead', options: { durationS: 3 } },
 ];
 
 export interface SuiteOptions {
@@ -53,6 +70,8 @@ export interface SuiteOptions {
   readonly tiny?: boolean;
   /** 'bare': drive the bare Node server instead of the service (checks the load test itself). */
   readonly server?: 'nest' | 'bare';
+  /** Write a V8 CPU profile of every started server into this directory. */
+  readonly cpuProfDir?: string;
   /** An already running server used for every run (tests share one to stay fast). */
   readonly running?: RunningService;
   readonly argv: readonly string[];
@@ -60,12 +79,32 @@ export interface SuiteOptions {
   readonly aborted?: () => boolean;
 }
 
-/** Launches the service, or a bare server when the run belongs to the overhead scenario. */
-function launcher(bareOnly: boolean) {
+/** Launches the service, or a bare server (`--server bare`, the overhead scenario's bare runs). */
+function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined) {
+  let started = 0;
   return (run: TransportRun, opts: { inspect: boolean }): Promise<RunningService> => {
-    const command =
-      bareOnly || run.variant.startsWith('bare') ? bareServerCommand(run.transport) : undefined;
-    return launchService({ env: run.env, inspect: opts.inspect, ...(command ? { command } : {}) });
+    const kind = run.server ?? server;
+    const command = kind === 'bare' ? bareServerCommand(run.transport) : undefined;
+    // One profile per started server, named after the run it serves (node writes it at exit).
+    const name = [
+      String(++started).padStart(3, '0'),
+      run.scenario,
+      run.variant,
+      run.transport,
+      kind,
+    ]
+      .filter((p) => p !== '')
+      .join('-')
+      .replace(/[^A-Za-z0-9.-]+/g, '_');
+    const nodeArgs = cpuProfDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : [];
+    return launchService({
+      env: run.env,
+      inspect: opts.inspect,
+      nodeArgs,
+      ...(command ? { command } : {}),
+    });
   };
 }
 
@@ -74,7 +113,9 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
   const pinned = !o.target && !o.running && canPin() && (await pinGenerator());
   const ctx: RunContext = {
     target: o.running ?? (o.target ? targetService(o.target) : undefined),
-    launch: launcher(o.server === 'bare'),
+    launch: launcher(o.server ?? 'nest', o.cpuProfDir),
+    server: o.server ?? 'nest',
+    launchForEnv: o.running !== undefined,
     token: o.token,
     progress: o.progress,
     aborted: o.aborted ?? (() => false),
@@ -114,6 +155,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
       transports: o.transports,
       pinned,
       target: o.target ?? null,
+      serviceEntry: SERVICE_ENTRY,
     },
     runs,
   };

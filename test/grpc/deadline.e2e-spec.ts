@@ -2,6 +2,7 @@ import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts';
+import { bearer } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { once, waitFor } from '../support/wait-for';
 
@@ -43,6 +44,7 @@ describe('gRPC Subscribe deadline, enforced by the server', () => {
       [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
       te: 'trailers',
       'grpc-timeout': '300m',
+      ...bearer(),
     });
     const started = Date.now();
     stream.end(grpcFrame(serviceMethods.Subscribe.requestSerialize({ orderId: 'raw-deadline-1' })));

@@ -1,6 +1,8 @@
 import {
   credentials,
+  InterceptingCall,
   loadPackageDefinition,
+  type Interceptor,
   type CallOptions,
   type ChannelOptions,
   type Client,
@@ -17,6 +19,7 @@ import {
   type ProtoOrderStatusChanged,
   type ProtoSubscribeResponse,
 } from '@app/contracts';
+import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once } from '../support/wait-for';
 
 type UnaryCallback<T> = (err: ServiceError | null, res?: T) => void;
@@ -43,13 +46,35 @@ const pkg = loadPackageDefinition(loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER
   orderstatus: { v1: { OrderStatusService: ServiceClientConstructor } };
 };
 
-/** A real grpc-js client of the service, one channel per client. */
+/**
+ * A real grpc-js client of the service, one channel per client. Every call carries
+ * `authorization: Bearer <token>` metadata (the default test token; `null`: none) unless
+ * the call sets its own.
+ */
 export function orderStatusClient(
   address: string,
   options: ChannelOptions = {},
+  token: string | null = DEFAULT_TEST_TOKEN,
 ): OrderStatusClient {
   const Ctor = pkg.orderstatus.v1.OrderStatusService;
-  return new Ctor(address, credentials.createInsecure(), options) as unknown as OrderStatusClient;
+  const interceptors = token === null ? [] : [bearerInterceptor(token)];
+  return new Ctor(address, credentials.createInsecure(), {
+    ...options,
+    interceptors,
+  }) as unknown as OrderStatusClient;
+}
+
+/** Adds the bearer token to a call's metadata unless it already has `authorization`. */
+export function bearerInterceptor(token: string): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start: (metadata, listener, next) => {
+        if (metadata.get('authorization').length === 0) {
+          metadata.set('authorization', `Bearer ${token}`);
+        }
+        next(metadata, listener);
+      },
+    });
 }
 
 /** Promisified unary call; rejects with the grpc-js ServiceError (code, details). */

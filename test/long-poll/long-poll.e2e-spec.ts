@@ -34,7 +34,7 @@ describe('long-poll transport', () => {
 
   const get: Record<'h1' | 'h2', (path: string, signal?: AbortSignal) => Promise<Answer>> = {
     h1: async (path, signal) => {
-      const res = await request(`${app.httpUrl}${path}`, { signal });
+      const res = await request(`${app.httpUrl}${path}`, { signal, headers: app.authHeaders });
       return { status: res.statusCode, body: await res.body.text(), headers: res.headers };
     },
     h2: async (path) => {
@@ -167,7 +167,10 @@ describe('long-poll transport', () => {
     await held;
     await waitFor(() => app.bus.subscriberCount() === 0, 'subscriber count back to zero');
 
-    const req = h2.request({ ':path': '/v1/orders/lp-x/events?after=1&wait=30' });
+    const req = h2.request({
+      ':path': '/v1/orders/lp-x/events?after=1&wait=30',
+      ...app.authHeaders,
+    });
     req.end();
     await waitFor(() => app.bus.subscriberCount('lp-x') === 1, 'h2 request held');
     req.close();

@@ -2,6 +2,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import type { ClientHttp2Session } from 'node:http2';
 import { EventSource } from 'eventsource';
 import { OrderStatus } from '@app/contracts';
+import { authorizedEventSource } from '../support/event-source';
 import { h2Connect } from '../support/h2-client';
 import { openSseH1, openSseH2, type SseStream } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -158,7 +159,7 @@ describe('SSE transport', () => {
 
   it('answers 204 when resuming a finished order, so EventSource stops reconnecting', async () => {
     await app.createOrder('sse-done', OrderStatus.Cancelled);
-    const es = new EventSource(`${app.httpUrl}/v1/orders/sse-done/stream`);
+    const es = authorizedEventSource(`${app.httpUrl}/v1/orders/sse-done/stream`);
     const seen: number[] = [];
     es.addEventListener('status', (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
     // EventSource reconnects after the stream ends, with Last-Event-ID: 2; the 204 ends it.
@@ -177,7 +178,7 @@ describe('SSE transport', () => {
     });
     h2 = await h2Connect(app.httpsUrl, app.tlsCert);
     await app.createOrder('sse-age');
-    const es = new EventSource(`${app.httpUrl}/v1/orders/sse-age/stream`);
+    const es = authorizedEventSource(`${app.httpUrl}/v1/orders/sse-age/stream`);
     const seen: number[] = [];
     const ends: string[] = [];
     es.addEventListener('status', (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
@@ -203,7 +204,9 @@ describe('SSE transport', () => {
     // fill, res.write() returns false, and the bus stops writing to it.
     const slow: Socket = netConnect(app.ports.http, '127.0.0.1');
     await once(slow, 'connect');
-    slow.write('GET /v1/orders/sse-slow/stream?after=1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    slow.write(
+      `GET /v1/orders/sse-slow/stream?after=1 HTTP/1.1\r\nHost: x\r\nAuthorization: ${app.authHeaders.authorization}\r\n\r\n`,
+    );
     slow.pause();
     const fast = await open.h1('/v1/orders/sse-slow/stream?after=1');
     await waitFor(() => app.bus.subscriberCount('sse-slow') === 2, 'both subscribed');

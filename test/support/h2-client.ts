@@ -1,4 +1,5 @@
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { withAuth } from './auth';
 import { once } from './wait-for';
 
 /** An HTTP/2 session to the service's TLS port, trusting its development certificate. */
@@ -14,14 +15,14 @@ export interface H2Response {
   readonly body: string;
 }
 
-/** One complete GET over an existing session. */
+/** One complete GET over an existing session (with the default token unless told otherwise). */
 export function h2Get(
   session: ClientHttp2Session,
   path: string,
   headers: Record<string, string> = {},
 ): Promise<H2Response> {
   return new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'GET', ':path': path, ...headers });
+    const req = session.request({ ':method': 'GET', ':path': path, ...withAuth(headers) });
     let status = 0;
     let resHeaders: IncomingHttpHeaders = {};
     let body = '';

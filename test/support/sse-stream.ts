@@ -1,5 +1,6 @@
 import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
 import { request } from 'undici';
+import { withAuth } from './auth';
 import { SseParser, type SseMessage } from './sse-parser';
 import { waitFor } from './wait-for';
 
@@ -52,7 +53,7 @@ export async function openSseH1(
 ): Promise<SseStream> {
   const ac = new AbortController();
   const res = await request(url, {
-    headers: { accept: 'text/event-stream', ...headers },
+    headers: { accept: 'text/event-stream', ...withAuth(headers) },
     signal: ac.signal,
   });
   const { stream, feed } = makeStream();
@@ -81,7 +82,7 @@ export async function openSseH2(
     ':method': 'GET',
     ':path': path,
     accept: 'text/event-stream',
-    ...headers,
+    ...withAuth(headers),
   });
   req.end();
   req.setEncoding('utf8');

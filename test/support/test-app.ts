@@ -5,6 +5,8 @@ import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
 import { OrderStore, type OrderStore as Store } from '@app/event-bus';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startApp, type RunningApp } from '../../apps/order-status/src/bootstrap';
+import type { ClaimsOptions } from '../../libs/auth/src/testing/token-fixtures';
+import { bearer, DEFAULT_TEST_TOKEN, testAuthEnv, testToken } from './auth';
 
 export interface TestApp extends RunningApp {
   readonly store: Store;
@@ -15,6 +17,18 @@ export interface TestApp extends RunningApp {
   publish(orderId: string, status: OrderStatus, paddingBytes?: number): Promise<OrderStatusChanged>;
   /** Creates an order and moves it through `statuses` (after `created`). */
   createOrder(orderId: string, ...statuses: OrderStatus[]): Promise<OrderStatusChanged[]>;
+  /** Creates an order owned by `ownerId` (a customer's token subject). */
+  createOwnedOrder(
+    orderId: string,
+    ownerId: string,
+    ...statuses: OrderStatus[]
+  ): Promise<OrderStatusChanged[]>;
+  /** Mints a token the service accepts (default: subject `support`, read:any + write). */
+  token(o?: ClaimsOptions): string;
+  /** The default "support / load test" token every helper sends unless told otherwise. */
+  readonly defaultToken: string;
+  /** `{ authorization: 'Bearer <defaultToken>' }`. */
+  readonly authHeaders: { readonly authorization: string };
 }
 
 /** One certificate directory for the whole run: generated once, reused by every worker. */
@@ -32,6 +46,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SIMULATOR_ENABLED: 'false',
     LOG_LEVEL: 'silent',
     TLS_DEV_CERT_DIR: TEST_CERT_DIR,
+    // The test secret and a test JWKS (RS256 + ES256), so tests can mint any token.
+    ...testAuthEnv(),
     ...env,
   });
   const running = await startApp(config);
@@ -50,5 +66,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       for (const s of statuses) out.push(await publish(orderId, s));
       return out;
     },
+    createOwnedOrder: async (orderId, ownerId, ...statuses) => {
+      const out = [await store.publish({ orderId, status: OrderStatus.Created, ownerId })];
+      for (const s of statuses) out.push(await publish(orderId, s));
+      return out;
+    },
+    token: (o = {}) => testToken(o),
+    defaultToken: DEFAULT_TEST_TOKEN,
+    authHeaders: bearer(),
   };
 }

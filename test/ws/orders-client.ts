@@ -8,6 +8,7 @@ import {
   type SubscribeAck,
   type UnsubscribeAck,
 } from '../../apps/order-status/src/transports/ws/orders-ws.events';
+import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once, waitFor } from '../support/wait-for';
 
 export type OrdersClient = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -24,6 +25,10 @@ export interface ConnectOptions {
   readonly transport?: TransportName;
   /** PEM to trust (the service's development certificate) for https URLs. */
   readonly ca?: string;
+  /** Sent as `auth.token` in the handshake; the default test token, `null` for none. */
+  readonly token?: string | null;
+  /** Extra handshake headers (e.g. an Origin). */
+  readonly extraHeaders?: Record<string, string>;
 }
 
 export const ACK_TIMEOUT_MS = 5_000;
@@ -58,6 +63,8 @@ export class ClientPool {
       reconnection: false,
       forceNew: true,
       ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.extraHeaders ? { extraHeaders: opts.extraHeaders } : {}),
+      auth: opts.token === null ? {} : { token: opts.token ?? DEFAULT_TEST_TOKEN },
     });
     this.sockets.push(socket);
     const received: Received[] = [];
@@ -133,7 +140,7 @@ export function timeline(received: Received[], orderId: string): string[] {
 }
 
 /** Resolves on `connect`, rejects on `connect_error` or after `timeoutMs`; leaves no timer. */
-function connected(socket: OrdersClient, timeoutMs = 5_000): Promise<void> {
+export function connected(socket: OrdersClient, timeoutMs = 5_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const settle = (err?: Error) => {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import {
   ORDERS_NAMESPACE,
   type SubscribeAck,
 } from '../../apps/order-status/src/transports/ws/orders-ws.events';
+import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once } from '../support/wait-for';
 
 const NSP_PREFIX = `${ORDERS_NAMESPACE},`;
@@ -65,7 +66,10 @@ export class RawOrdersClient {
 
   private onFrame(frame: string): void {
     const engineType = frame[0];
-    if (engineType === '0') this.ws.send(`40${NSP_PREFIX}`);
+    // The namespace CONNECT packet carries the handshake `auth` payload.
+    if (engineType === '0') {
+      this.ws.send(`40${NSP_PREFIX}${JSON.stringify({ token: DEFAULT_TEST_TOKEN })}`);
+    }
     if (engineType === '2') this.ws.send('3');
     if (engineType !== '4' || !frame.slice(2).startsWith(NSP_PREFIX)) return;
     const ioType = frame[1];

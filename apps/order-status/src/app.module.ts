@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { EventBusModule } from '@app/event-bus';
+import { AuthModule } from './auth/auth.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { OpsModule } from './ops/ops.module';
@@ -25,7 +26,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         EventBusModule.forRootAsync({ useFactory: () => ({ ...config.bus, store }) }),
-        OpsModule,
+        AuthModule,
+        OpsModule.register(config),
         OrdersModule.register({ adminEnabled: config.adminEnabled }),
         SseModule,
         LongPollModule,

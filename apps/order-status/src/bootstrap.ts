@@ -3,15 +3,22 @@ import type { Server as HttpServer } from 'node:http';
 import { ValidationPipe, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { StreamEndReason } from '@app/contracts';
 import { OrderEventBus, OrderSimulator, type OrderStore } from '@app/event-bus';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { loadTlsMaterial } from './http/dev-certificate';
 import { HttpErrorFilter } from './http/http-exception.filter';
 import { createHttpServers } from './http/http-servers';
-import { createGrpcServer } from './transports/grpc/grpc-server';
-import { OrdersIoAdapter } from './transports/ws/orders-io.adapter';
+import { applyHttpSecurity } from './http/http-security';
+import { createOrderStore } from './store/create-store';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
+import { ConnectionLog } from './ops/connection-log';
+import { serveDemoPage } from './ops/demo-page';
+import { gracefulShutdown, registerDrainGate } from './ops/graceful-shutdown';
+import { ObservedIoAdapter } from './ops/observed-io-adapter';
+import { Readiness } from './ops/readiness.service';
+import { GrpcDiscovery } from './transports/grpc/grpc-discovery';
+import { BoundServerGrpc, grpcServerOptions } from './transports/grpc/grpc-server';
 
 export interface StartOptions {
   /** Replaces the embedded in-memory store (tests, the Redis store). */
@@ -28,9 +35,6 @@ export interface RunningApp {
   readonly tlsCert: string;
   close(): Promise<void>;
 }
-
-/** How long open connections get to finish their last writes on close. */
-const CLOSE_GRACE_MS = 1_000;
 
 const LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel[] | false> = {
   debug: ['debug', 'verbose', 'log', 'warn', 'error', 'fatal'],
@@ -49,18 +53,36 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   const tls = await loadTlsMaterial(config.tls);
   const servers = createHttpServers(config, tls);
   const { adapter, http } = servers;
+  // REDIS_URL / REDIS_CLUSTER_NODES select the shared store; closed by the bus module.
+  const store = opts.store ?? (await createOrderStore(config.redis));
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, store: opts.store }),
+    AppModule.register({ config, store }),
     adapter,
-    { logger: LOG_LEVELS[config.logLevel] },
+    // Buffered until the pino logger below takes over, so start-up lines are JSON too.
+    { logger: LOG_LEVELS[config.logLevel], bufferLogs: true },
   );
+  app.useLogger(app.get(PinoNestLogger));
+  const readiness = app.get(Readiness);
+  // Cookies, security headers and CORS, registered before any route is.
+  await applyHttpSecurity(app, config);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
   );
-  app.useWebSocketAdapter(new OrdersIoAdapter(app, [http], config));
+  const io = new ObservedIoAdapter(app, [http], config);
+  io.useConnectionLog(app.get(ConnectionLog));
+  app.useWebSocketAdapter(io);
+  serveDemoPage(app);
+  registerDrainGate(
+    app.getHttpAdapter().getInstance(),
+    readiness,
+    config.shutdown.reconnectJitterMs,
+  );
 
-  const grpc = createGrpcServer(config);
+  // gRPC health follows readiness (not just the server's life): NOT_SERVING while
+  // starting, draining or cut off from the store.
+  const discovery = new GrpcDiscovery();
+  const grpc = new BoundServerGrpc(grpcServerOptions(config, discovery));
   app.connectMicroservice({ strategy: grpc }, { inheritAppConfig: true });
   await app.startAllMicroservices();
 
@@ -70,6 +92,8 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     httpsPort = (app.getHttpServer().address() as AddressInfo).port;
   } else {
     await app.init();
+    // Fastify only serves once ready(); listen() does that, so without it we must.
+    await app.getHttpAdapter().getInstance().ready();
   }
   const httpPort = await listen(http, config.httpPort, config.host);
 
@@ -85,6 +109,8 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     });
     simulator.start();
   }
+  readiness.onChange((ready) => (ready ? discovery.markServing() : discovery.markNotServing()));
+  readiness.markReady();
 
   let closing: Promise<void> | undefined;
   return {
@@ -95,11 +121,20 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     tlsCert: tls.cert,
     close: () =>
       (closing ??= (async () => {
-        // End every stream first (clients are told why), then the connections, then Nest.
-        bus.endAll(StreamEndReason.Shutdown);
-        const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
-        await servers.closeConnections(CLOSE_GRACE_MS);
-        await app.close();
+        const httpClosed = new Promise<void>((resolve) => http.once('close', () => resolve()));
+        await gracefulShutdown({
+          readiness,
+          bus,
+          drainMs: config.shutdown.drainMs,
+          reconnectJitterMs: config.shutdown.reconnectJitterMs,
+          stopAccepting: () => {
+            servers.stopAccepting();
+            grpc.drain(config.shutdown.drainMs);
+          },
+          afterAdvice: () => io.closeAllConnections(),
+          closeConnections: (graceMs) => servers.closeConnections(graceMs),
+          closeApp: () => app.close(),
+        });
         await httpClosed;
       })()),
   };

@@ -3,6 +3,10 @@ import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-schema';
 import { startApp } from './bootstrap';
+import { demoBanner } from './auth/demo-banner';
+
+/** Time after the drain deadline for closing connections, Nest and the store. */
+const SHUTDOWN_EXIT_MARGIN_MS = 5_000;
 
 async function main(): Promise<void> {
   let config;
@@ -31,17 +35,25 @@ async function main(): Promise<void> {
   logger.log(`gRPC            ${host}:${grpc}`);
   if (config.simulator.enabled) {
     logger.log(
-      `Simulator: ${config.simulator.orders} orders, ${config.simulator.ratePerOrder} events/s each. Try:`,
+      `Simulator: ${config.simulator.orders} orders, ${config.simulator.ratePerOrder} events/s each.`,
     );
-    logger.log(`  curl -N http://${host}:${http}/v1/orders/order-1/stream`);
-    logger.log(`  curl 'http://${host}:${http}/v1/orders/order-1/events?after=0&wait=30'`);
+  }
+  // Demo mode: a ready token and commands that work as pasted (every route needs a token).
+  for (const line of await demoBanner(config, `http://${host}:${http}`, `${host}:${grpc}`)) {
+    logger.log(line);
   }
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received, closing`);
+    logger.log(`${signal} received, draining (at most ${config.shutdown.drainMs} ms)`);
+    // The drain is bounded, but closing Nest and the store is not: an orchestrator kills
+    // at its own deadline anyway, better to exit on ours with a clear line.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time, exiting');
+      process.exit(1);
+    }, config.shutdown.drainMs + SHUTDOWN_EXIT_MARGIN_MS).unref();
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -19,6 +19,12 @@ export interface OrderSnapshot {
   /** Seq of the last published event (every order has at least its `created` event). */
   readonly lastSeq: number;
   readonly updatedAtUs: number;
+  /**
+   * The customer the order belongs to (set when it is created); only that customer and
+   * holders of `orders:read:any` may read it. Absent on snapshots rebuilt from events
+   * (resets), which only the order's authorized readers receive anyway.
+   */
+  readonly ownerId?: string;
 }
 
 export enum ResetReason {
@@ -54,6 +60,11 @@ export enum StreamEndReason {
   MaxAge = 'max_age',
   /** The service is shutting down. */
   Shutdown = 'shutdown',
+  /**
+   * The caller's token expired: resume with a fresh token from the last seq seen. Not a
+   * network failure: retrying with the same token fails with `unauthenticated`.
+   */
+  TokenExpired = 'token_expired',
 }
 
 /** Epoch microseconds with sub-millisecond resolution, comparable across processes on one host. */

@@ -7,6 +7,12 @@ export const ORDER_ID_MAX_LENGTH = 64;
 /** Largest padding a publish may ask for (payload-size experiments, not bulk data). */
 export const MAX_PADDING_BYTES = 64 * 1024;
 
+/**
+ * Owner (customer) ids are token subjects: 1-128 visible ASCII characters, no spaces
+ * (identity providers use forms like `auth0|123` or `user@example.com`).
+ */
+export const OWNER_ID_PATTERN = /^[\x21-\x7E]{1,128}$/;
+
 export function isValidOrderId(value: unknown): value is string {
   return typeof value === 'string' && ORDER_ID_PATTERN.test(value);
 }

@@ -12,6 +12,13 @@ export class BusStats {
   duplicatesIgnored = 0;
   /** Items handed to a transport's sink. */
   itemsDelivered = 0;
+  /** Times a gap in the feed made the bus read the store's history before fanning out. */
+  backfills = 0;
+  /** Events recovered from the store's history by those backfills. */
+  eventsBackfilled = 0;
+  /** Store resyncs handled (reconnections), and how many of them found the data lost. */
+  storeResyncs = 0;
+  storeDataLost = 0;
   /** Events replayed to resuming subscribers. */
   eventsReplayed = 0;
   /** Events dropped by a full subscriber queue, by policy. */
@@ -40,6 +47,14 @@ export class BusStats {
   readonly subscriptionsByTransport = new Map<string, number>();
   /** Open client connections, by transport label (reported by the transports). */
   readonly connectionsByTransport = new Map<string, number>();
+  /**
+   * Called for every live event right after a transport's sink took it, with the event's
+   * publish time, so the metrics module can keep a publish-to-write latency histogram
+   * without the bus depending on it. Replayed events are not reported: their age is the
+   * time the client was away, not delivery latency. The callback runs on the hot path:
+   * it must not allocate or throw.
+   */
+  onDeliver?: (transport: string, publishedAtUs: number) => void;
 
   connectionOpened(transport: string): void {
     bump(this.connectionsByTransport, transport, 1);

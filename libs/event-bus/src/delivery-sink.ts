@@ -14,7 +14,10 @@ export interface DeliverySink {
   onDrain(resume: () => void): void;
   /**
    * The bus ended the subscription (terminal status, overflow under `disconnect`, ...).
-   * The subscription is already released; the transport closes its stream.
+   * The subscription is already released; the transport closes its stream. When set,
+   * `retryAfterMs` is the reconnect delay to advise the client (SSE `retry:`, socket.io
+   * `end.retryAfterMs`): randomised per subscription at shutdown, so the clients of a
+   * stopping instance do not all reconnect in the same instant.
    */
-  end(reason: StreamEndReason): void;
+  end(reason: StreamEndReason, retryAfterMs?: number): void;
 }

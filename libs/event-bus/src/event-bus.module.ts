@@ -39,10 +39,10 @@ class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
     this.bus.start();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     this.simulator.stop();
     this.bus.stop();
-    if (this.store instanceof InMemoryOrderStore) this.store.close();
+    await this.store.close?.();
   }
 }
 

@@ -18,9 +18,12 @@ import {
 } from './bus-options';
 import { BusStats, bump } from './bus-stats';
 import type { DeliverySink } from './delivery-sink';
-import { OrderStore } from './order-store';
+import { OrderStore, StoreResync } from './order-store';
 import { ReplayRing } from './replay-ring';
 import { Subscriber, type BusSubscription } from './subscriber';
+
+/** @default 100 ms: the shortest reconnect delay advised at shutdown (see `endAll`). */
+export const MIN_RECONNECT_ADVICE_MS = 100;
 
 /** Per-subscription overrides of the bus defaults (a transport may want a deeper queue). */
 export interface OpenOptions {
@@ -34,6 +37,11 @@ export interface OpenOptions {
    * together (e.g. after a deploy) do not all reconnect together.
    */
   maxAgeMs?: number;
+  /**
+   * Epoch ms at which the stream ends with `token_expired` (the subscriber's token
+   * expires then). Omitted: no such limit.
+   */
+  expiresAtMs?: number;
 }
 
 /** One order's slice of the bus: its replay ring, its current state and its subscribers. */
@@ -42,6 +50,11 @@ interface OrderChannel {
   readonly subscribers: Set<Subscriber>;
   snapshot: OrderSnapshot | undefined;
   evictTimer?: NodeJS.Timeout;
+  /**
+   * Set while the channel is being repaired from the store (a backfill or a resync):
+   * live events that arrive meanwhile wait here, so subscribers still get them in order.
+   */
+  held?: OrderStatusChanged[];
 }
 
 /**
@@ -54,6 +67,7 @@ export class OrderEventBus {
   readonly options: ResolvedEventBusOptions;
   private readonly channels = new Map<string, OrderChannel>();
   private feed?: Subscription;
+  private resyncFeed?: Subscription;
   private total = 0;
 
   constructor(
@@ -66,22 +80,49 @@ export class OrderEventBus {
   /** Starts consuming the store's events. Idempotent. */
   start(): void {
     this.feed ??= this.store.events$.subscribe((e) => this.ingest(e));
+    this.resyncFeed ??= this.store.resync$?.subscribe((r) => this.resync(r));
   }
 
   /** Stops consuming and ends every subscription with `reason`. */
   stop(reason: StreamEndReason = StreamEndReason.Shutdown): void {
     this.feed?.unsubscribe();
     this.feed = undefined;
+    this.resyncFeed?.unsubscribe();
+    this.resyncFeed = undefined;
     this.endAll(reason);
     for (const ch of this.channels.values()) clearTimeout(ch.evictTimer);
     this.channels.clear();
   }
 
-  /** Ends every open subscription (graceful shutdown tells clients to resume elsewhere). */
-  endAll(reason: StreamEndReason): void {
+  /**
+   * Ends every open subscription (graceful shutdown tells clients to resume elsewhere).
+   * With `reconnectJitterMs`, each subscription is advised its own reconnect delay,
+   * uniform in [MIN_RECONNECT_ADVICE_MS, MIN_RECONNECT_ADVICE_MS + reconnectJitterMs), so
+   * the clients of a restarting instance do not all come back in the same instant.
+   */
+  endAll(reason: StreamEndReason, opts: { reconnectJitterMs?: number } = {}): void {
+    const jitterMs = opts.reconnectJitterMs;
     for (const ch of this.channels.values()) {
-      for (const s of [...ch.subscribers]) s.end(reason);
+      for (const s of [...ch.subscribers]) {
+        const advice =
+          jitterMs === undefined
+            ? undefined
+            : MIN_RECONNECT_ADVICE_MS + Math.floor(Math.random() * jitterMs);
+        s.end(reason, advice);
+      }
     }
+  }
+
+  /**
+   * Items waiting in subscriber queues (replay backlog plus live queue), by transport.
+   * O(all subscribers): for a metrics scrape, never for the hot path.
+   */
+  pendingByTransport(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const ch of this.channels.values()) {
+      for (const s of ch.subscribers) bump(out, s.transport, s.pending);
+    }
+    return out;
   }
 
   subscriberCount(orderId?: string): number {
@@ -93,9 +134,30 @@ export class OrderEventBus {
     return this.channels.size;
   }
 
-  /** Feeds one published event to the ring and to the order's subscribers. */
+  /**
+   * Feeds one published event to the ring and to the order's subscribers. A seq that
+   * skips ahead of what this instance has seen means its feed lost messages (a shared
+   * store's notifications are at-most-once, e.g. during a reconnect): for an order with
+   * subscribers the missing events are first read from the store's history, and later
+   * live events of that order wait behind them, so nobody sees a gap that history can fill.
+   */
   ingest(event: OrderStatusChanged): void {
     const ch = this.channel(event.orderId);
+    if (ch.held !== undefined) {
+      ch.held.push(event);
+      return;
+    }
+    const lastSeq = ch.snapshot?.lastSeq ?? 0;
+    if (event.seq > lastSeq + 1 && ch.snapshot !== undefined && ch.subscribers.size > 0) {
+      ch.held = [event];
+      void this.repair(event.orderId, ch, () => this.backfill(event.orderId, ch));
+      return;
+    }
+    this.apply(ch, event);
+  }
+
+  /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
+  private apply(ch: OrderChannel, event: OrderStatusChanged): void {
     const lastSeq = ch.snapshot?.lastSeq ?? 0;
     if (event.seq <= lastSeq) {
       this.stats.duplicatesIgnored++;
@@ -157,11 +219,105 @@ export class OrderEventBus {
       sub.startLive(backlog, cursor, terminal);
       const maxAgeMs = opts.maxAgeMs ?? this.defaultMaxAgeMs();
       if (maxAgeMs > 0) sub.expireAfter(maxAgeMs);
+      if (opts.expiresAtMs !== undefined) sub.expireAt(opts.expiresAtMs);
       return sub;
     } catch (err) {
       sub.close();
       throw err;
     }
+  }
+
+  /**
+   * The store's feed came back after an interruption. Orders without subscribers are
+   * simply forgotten (the next subscription reads them from the store afresh); orders
+   * with subscribers are repaired: caught up from history, or reset when the store lost
+   * its data. Every channel holds its live events from now until its repair is done.
+   */
+  private resync(kind: StoreResync): void {
+    this.stats.storeResyncs++;
+    if (kind === StoreResync.DataLost) this.stats.storeDataLost++;
+    for (const [orderId, ch] of [...this.channels]) {
+      if (ch.held !== undefined) continue; // a repair already running reads the store anew
+      if (ch.subscribers.size === 0) {
+        clearTimeout(ch.evictTimer);
+        this.channels.delete(orderId);
+        continue;
+      }
+      ch.held = [];
+      if (kind === StoreResync.DataLost) ch.ring.clear();
+      void this.repair(orderId, ch, () =>
+        kind === StoreResync.DataLost
+          ? this.resetFromStore(orderId, ch)
+          : this.catchUp(orderId, ch),
+      );
+    }
+  }
+
+  /**
+   * Runs one repair of a held channel, then releases the live events held meanwhile
+   * (applied without a second repair: a gap still left is reported to subscribers as a
+   * Gap reset rather than retried forever).
+   */
+  private async repair(
+    orderId: string,
+    ch: OrderChannel,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await work();
+    } catch {
+      // The store is unreachable again: what is held goes out as it is (a gap becomes an
+      // explicit reset), and the next resync repairs what is still missing.
+    }
+    if (this.channels.get(orderId) !== ch) return; // stopped or evicted meanwhile
+    const held = ch.held ?? [];
+    ch.held = undefined;
+    for (const e of held) this.apply(ch, e);
+  }
+
+  /** Applies the store's history after this channel's last seq. */
+  private async backfill(orderId: string, ch: OrderChannel): Promise<void> {
+    this.stats.backfills++;
+    const events = await this.store.readHistory(orderId, ch.snapshot?.lastSeq ?? 0);
+    if (this.channels.get(orderId) !== ch || events === undefined) return;
+    const before = this.stats.eventsIngested;
+    for (const e of events) this.apply(ch, e);
+    this.stats.eventsBackfilled += this.stats.eventsIngested - before;
+  }
+
+  /** After a reconnect that kept the store's data: backfill, unless this order lost it. */
+  private async catchUp(orderId: string, ch: OrderChannel): Promise<void> {
+    const stored = await this.store.getSnapshot(orderId);
+    if (this.channels.get(orderId) !== ch) return;
+    const local = ch.snapshot?.lastSeq ?? 0;
+    // Behind what this instance already delivered: the order's data is gone (a cluster
+    // node that restarted empty), even though the store as a whole kept its epoch.
+    if (stored === undefined ? local > 0 : stored.lastSeq < local) {
+      ch.ring.clear();
+      this.resetSubscribers(ch, stored);
+    } else if (stored !== undefined && stored.lastSeq > local) {
+      await this.backfill(orderId, ch);
+    }
+  }
+
+  /** After the store lost its data: every subscriber is told, with the store's state now. */
+  private async resetFromStore(orderId: string, ch: OrderChannel): Promise<void> {
+    const stored = await this.store.getSnapshot(orderId);
+    if (this.channels.get(orderId) !== ch) return;
+    this.resetSubscribers(ch, stored);
+  }
+
+  /**
+   * Replaces every subscriber's view with `stored` (a Gap reset). When the store no
+   * longer knows the order, the reset carries the last known state with lastSeq 0: seqs
+   * start again at 1 if the order is published anew, and the client is told so.
+   */
+  private resetSubscribers(ch: OrderChannel, stored: OrderSnapshot | undefined): void {
+    const previous = ch.snapshot;
+    ch.snapshot = stored;
+    const snapshot = stored ?? (previous ? { ...previous, lastSeq: 0 } : undefined);
+    if (snapshot === undefined) return;
+    for (const s of [...ch.subscribers]) s.resetTo(ResetReason.Gap, snapshot);
   }
 
   private defaultMaxAgeMs(): number {

@@ -40,7 +40,7 @@ export class InMemoryOrderStore extends OrderStore {
   }
 
   /** Synchronous publish for the in-process simulator (no promise per event). */
-  publishSync({ orderId, status, paddingBytes }: PublishCommand): OrderStatusChanged {
+  publishSync({ orderId, status, paddingBytes, ownerId }: PublishCommand): OrderStatusChanged {
     const current = this.snapshots.get(orderId);
     if (!canTransition(current?.status, status)) {
       throw new GatewayError(
@@ -57,11 +57,14 @@ export class InMemoryOrderStore extends OrderStore {
       publishedAtUs: nowUs(),
       ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
     };
+    // The owner is fixed at creation and carried over on every later status.
+    const owner = current ? current.ownerId : ownerId;
     this.snapshots.set(orderId, {
       orderId,
       status,
       lastSeq: event.seq,
       updatedAtUs: event.publishedAtUs,
+      ...(owner !== undefined ? { ownerId: owner } : {}),
     });
     if (isTerminalStatus(status)) this.forgetLater(orderId);
     this.published.next(event);

@@ -1,11 +1,36 @@
 import type { Observable } from 'rxjs';
 import type { OrderSnapshot, OrderStatus, OrderStatusChanged } from '@app/contracts';
 
+/** Whether a store can serve publishes and reads right now (readiness probes read it). */
+export type StoreHealth = 'up' | 'down';
+
+/**
+ * What a shared store tells the bus after it lost contact with its backend and got it
+ * back, so the bus can repair what its feed missed meanwhile.
+ */
+export enum StoreResync {
+  /**
+   * The backend kept its data: events published while disconnected are in its history.
+   * The bus compares each order it serves with the store and backfills what it missed.
+   */
+  CatchUp = 'catch_up',
+  /**
+   * The backend lost its data (e.g. Redis restarted without persistence): seqs start
+   * over, so the bus clears its rings and sends every subscriber an explicit reset.
+   */
+  DataLost = 'data_lost',
+}
+
 export interface PublishCommand {
   readonly orderId: string;
   readonly status: OrderStatus;
   /** Filler bytes copied into the event, for payload-size experiments. */
   readonly paddingBytes?: number;
+  /**
+   * The customer a new order belongs to (kept on its snapshot as `ownerId`). Ignored when
+   * the order already exists: ownership never changes.
+   */
+  readonly ownerId?: string;
 }
 
 /**
@@ -36,4 +61,17 @@ export abstract class OrderStore {
     orderId: string,
     afterSeq: number,
   ): Promise<OrderStatusChanged[] | undefined>;
+
+  /**
+   * Emitted by a shared store when its feed was interrupted and is back; emitted before
+   * any event received after the interruption, so the bus can hold those until repaired.
+   * A single-process store never emits (its feed cannot be interrupted).
+   */
+  readonly resync$?: Observable<StoreResync>;
+
+  /** Whether the store can serve requests now; a store without a backend is always up. */
+  health?(): StoreHealth;
+
+  /** Releases connections and timers; called once when the application shuts down. */
+  close?(): void | Promise<void>;
 }

@@ -20,6 +20,8 @@ export interface PollResult {
   readonly items: StreamItem[];
   /** Set when the order reached a terminal status and `items` holds its last event. */
   readonly completed: boolean;
+  /** Set when the service ended the wait early with reconnect advice (shutdown). */
+  readonly retryAfterMs?: number;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function pollOnce(
   const maxBatch = opts.maxBatch ?? DEFAULT_POLL_MAX_BATCH;
   const items: StreamItem[] = [];
   let completed = false;
+  let retryAfterMs: number | undefined;
   let settle: (() => void) | undefined;
   let scheduled = false;
   const done = new Promise<void>((resolve) => (settle = resolve));
@@ -60,8 +63,9 @@ export async function pollOnce(
       onDrain() {
         // Never resumed: this subscription ends with the response.
       },
-      end(reason: StreamEndReason) {
+      end(reason: StreamEndReason, advice?: number) {
         completed = reason === StreamEndReason.Completed;
+        retryAfterMs = advice;
         finishSoon();
       },
     },
@@ -78,7 +82,7 @@ export async function pollOnce(
       else timer = setTimeout(() => settle?.(), opts.waitMs);
     }
     await done;
-    return { items, completed };
+    return { items, completed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);

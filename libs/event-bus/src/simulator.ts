@@ -27,6 +27,11 @@ export interface SimulatorSchedule {
   readonly prefix?: string;
   /** Stop after this many ms of running (0: until stopped). @default 0 */
   readonly durationMs?: number;
+  /**
+   * Order n belongs to `customer-<n % customers>`, so a customer's token sees a handful
+   * of the simulated orders and no others. @default 10
+   */
+  readonly customers?: number;
 }
 
 export type SimulatorState = 'idle' | 'ready' | 'running' | 'stopped';
@@ -42,9 +47,18 @@ export interface SimulatorStatus {
 
 interface SimOrder {
   id: string;
+  ownerId: string;
   status: OrderStatus;
   eventsInStatus: number;
   cancelAt?: OrderStatus;
+}
+
+/** @default 10 customers own the simulated orders (`customer-0` .. `customer-9`) */
+export const DEFAULT_SIMULATOR_CUSTOMERS = 10;
+
+/** The owner of simulated order number `n`. */
+export function simulatedOwner(n: number, customers: number): string {
+  return `customer-${n % customers}`;
 }
 
 /** @default 10 ms between ticks: events are spread evenly, not sent in bursts */
@@ -93,7 +107,11 @@ export class OrderSimulator {
       prefix: 'order',
       durationMs: 0,
       ...schedule,
+      customers: schedule.customers ?? DEFAULT_SIMULATOR_CUSTOMERS,
     };
+    if (!Number.isInteger(s.customers) || s.customers < 1) {
+      throw new TypeError('customers must be an integer >= 1');
+    }
     this.schedule = s;
     this.published = 0;
     this.failed = 0;
@@ -172,6 +190,7 @@ export class OrderSimulator {
     const n = this.nextOrderNumber++;
     return {
       id: `${s.prefix}-${n}`,
+      ownerId: simulatedOwner(n, s.customers),
       status: OrderStatus.Created,
       eventsInStatus: 1,
       ...(s.lifecycle && n % 10 === 0 ? { cancelAt: OrderStatus.Packed } : {}),
@@ -180,7 +199,7 @@ export class OrderSimulator {
 
   /** Creates an order, or adopts its state when an earlier run already created it. */
   private async create(order: SimOrder): Promise<void> {
-    if (await this.publish(order, OrderStatus.Created)) return;
+    if (await this.publish(order, OrderStatus.Created, order.ownerId)) return;
     const snap = await this.store.getSnapshot(order.id).catch(() => undefined);
     if (snap && !isTerminalStatus(snap.status)) order.status = snap.status;
   }
@@ -188,6 +207,7 @@ export class OrderSimulator {
   private async publish(
     order: SimOrder,
     status: OrderStatus,
+    ownerId?: string,
   ): Promise<OrderStatusChanged | undefined> {
     this.inFlight++;
     try {
@@ -195,6 +215,7 @@ export class OrderSimulator {
         orderId: order.id,
         status,
         paddingBytes: this.schedule?.paddingBytes ?? 0,
+        ...(ownerId !== undefined ? { ownerId } : {}),
       });
       this.published++;
       return e;

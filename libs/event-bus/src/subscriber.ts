@@ -2,6 +2,7 @@ import {
   isTerminalStatus,
   ResetReason,
   StreamEndReason,
+  type OrderSnapshot,
   type OrderStatusChanged,
   type StreamItem,
 } from '@app/contracts';
@@ -17,6 +18,11 @@ export interface BusSubscription {
   readonly pending: number;
   /** Releases the subscription; idempotent. The sink is not called again. */
   close(): void;
+  /**
+   * Ends the subscription from the service side: the sink's `end(reason)` is called
+   * (once), unlike `close()`. Idempotent; a no-op after `close()`.
+   */
+  end(reason: StreamEndReason): void;
 }
 
 /**
@@ -39,6 +45,7 @@ export class Subscriber implements BusSubscription {
   private completing = false;
   private closed = false;
   private maxAgeTimer?: NodeJS.Timeout;
+  private expiryTimer?: NodeJS.Timeout;
   private readonly queue: BoundedQueue;
 
   constructor(
@@ -85,6 +92,25 @@ export class Subscriber implements BusSubscription {
   }
 
   /**
+   * Replaces the client's view with `snapshot` (the store lost or rewrote history): an
+   * explicit reset, after which seqs are counted from `snapshot.lastSeq` again, even if
+   * that is lower than before. A subscriber still reading its replay has nothing
+   * consistent to reconcile with, so it is ended with `max_age` and resumes afresh.
+   */
+  resetTo(reason: ResetReason, snapshot: OrderSnapshot): void {
+    if (this.closed) return;
+    if (this.replaying) {
+      this.end(StreamEndReason.MaxAge);
+      return;
+    }
+    this.stats.resets[reason]++;
+    this.enqueue({ kind: 'reset', reset: { reason, snapshot } });
+    this.cursor = snapshot.lastSeq;
+    this.completing = snapshot.lastSeq > 0 && isTerminalStatus(snapshot.status);
+    this.pump();
+  }
+
+  /**
    * Ends the replay phase: `backlog` is what the client missed (events, or one reset),
    * `cursor` the last seq it covers, `terminal` whether the order is finished at `cursor`.
    */
@@ -116,20 +142,42 @@ export class Subscriber implements BusSubscription {
     this.maxAgeTimer.unref();
   }
 
-  /** Ends the subscription from the service side and tells the transport why. */
-  end(reason: StreamEndReason): void {
+  /**
+   * Ends the subscription with `token_expired` at `atMs` (epoch ms): the caller's
+   * credentials stop being valid then, and a stream must not outlive them. The client
+   * resumes with a fresh token from its last seq (issue "Auth, deadlines and limits").
+   */
+  expireAt(atMs: number): void {
+    if (this.closed) return;
+    clearTimeout(this.expiryTimer);
+    // setTimeout overflows above 2^31-1 ms (~24.8 days) and would fire at once.
+    const ms = Math.min(Math.max(0, atMs - Date.now()), MAX_TIMER_MS);
+    this.expiryTimer = setTimeout(() => this.end(StreamEndReason.TokenExpired), ms);
+    this.expiryTimer.unref();
+  }
+
+  /**
+   * Ends the subscription from the service side and tells the transport why, with the
+   * reconnect delay to advise the client when the service has one (graceful shutdown).
+   */
+  end(reason: StreamEndReason, retryAfterMs?: number): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.maxAgeTimer);
+    this.clearTimers();
     this.release(this);
-    this.sink.end(reason);
+    this.sink.end(reason, retryAfterMs);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.maxAgeTimer);
+    this.clearTimers();
     this.release(this);
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.maxAgeTimer);
+    clearTimeout(this.expiryTimer);
   }
 
   private enqueue(item: StreamItem): void {
@@ -162,11 +210,16 @@ export class Subscriber implements BusSubscription {
     if (this.replaying || this.waitingForDrain) return;
     for (;;) {
       if (this.closed) return;
+      const live = this.backlogIndex >= this.backlog.length;
       const item = this.next();
       if (item === undefined) break;
       this.stats.itemsDelivered++;
       bump(this.stats.deliveredByTransport, this.transport, 1);
-      if (!this.sink.write(item)) {
+      const accepted = this.sink.write(item);
+      if (live && item.kind === 'event') {
+        this.stats.onDeliver?.(this.transport, item.event.publishedAtUs);
+      }
+      if (!accepted) {
         if (this.closed) return;
         this.waitingForDrain = true;
         this.sink.onDrain(() => {
@@ -179,6 +232,9 @@ export class Subscriber implements BusSubscription {
     if (this.completing) this.end(StreamEndReason.Completed);
   }
 }
+
+/** Longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function snapshotOf(event: OrderStatusChanged) {
   return {

@@ -53,6 +53,17 @@ export function authMetadata(token: string | undefined): grpc.Metadata {
   return md;
 }
 
+/**
+ * The reason of a stream the service ended on purpose: UNAVAILABLE with details
+ * `stream ended (<reason>); resubscribe with after_seq=<n>` (the service's grpc-status.ts).
+ */
+export function streamEndReason(
+  err: Pick<grpc.StatusObject, 'code' | 'details'>,
+): string | undefined {
+  if (err.code !== grpc.status.UNAVAILABLE) return undefined;
+  return /^stream ended \(([a-z_]+)\)/.exec(err.details)?.[1];
+}
+
 /** `OrderStatusService.Subscribe`, one connection per subscriber unless `shared`. */
 export class GrpcConnector implements Connector {
   readonly transport = 'grpc' as const;
@@ -109,7 +120,11 @@ export class GrpcConnector implements Connector {
       if (done) return;
       done = true;
       release();
-      handlers.onError(`grpc_${grpc.status[err.code] ?? err.code}`);
+      // A server-ended stream (max age, shutdown) is UNAVAILABLE naming its reason: a
+      // clean end to resume from at once, as SSE's `event: end` and socket.io's `end` are.
+      const ended = streamEndReason(err);
+      if (ended !== undefined) handlers.onEnd(ended);
+      else handlers.onError(`grpc_${grpc.status[err.code] ?? err.code}`);
     });
     call.on('end', () => {
       // 'end' also follows an error; an OK status means the order completed.

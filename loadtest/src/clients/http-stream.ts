@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import {
   connect,
   constants as h2,
@@ -53,7 +53,9 @@ export class Http1Getter implements HttpGetter {
       fn();
     };
     const req = request({ host: this.host, port: this.port, path, headers, agent: this.agent });
+    let response: IncomingMessage | undefined;
     req.on('response', (res) => {
+      response = res;
       res.setEncoding('utf8');
       handlers.onResponse(res.statusCode ?? 0);
       res.on('data', (text: string) => {
@@ -67,8 +69,11 @@ export class Http1Getter implements HttpGetter {
     return {
       // A finished request's socket is back in the pool (maybe serving another request).
       abort: () => settle(() => req.destroy()),
-      pause: () => req.socket?.pause(),
-      resume: () => req.socket?.resume(),
+      // Pausing the response, not the socket: the client's parser reads the socket
+      // itself, and stops reading it only when the paused response's buffer is full
+      // (that is how a stalled reader pushes back on the server).
+      pause: () => response?.pause(),
+      resume: () => response?.resume(),
     };
   }
 

@@ -58,6 +58,11 @@ export class Subscriber {
   }
 
   start(): void {
+    // One stream at a time: a forced reconnect may land between a server `end` and the
+    // resume it scheduled, and two live streams would deliver every event twice.
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.stream?.close();
     this.openedAt = performance.now();
     this.stream = this.connector.open(this.orderId, this.tracker.highestSeq, {
       onOpen: () => this.onOpen(),

@@ -13,6 +13,7 @@ export function markdownReport(report: Report): string {
     `Run ${report.startedAt} -> ${report.finishedAt} on ${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.platform} ${m.kernel}.`,
     `Node ${report.versions.node}, commit ${report.versions.commit}. Service and generator ${report.settings.pinned ? 'pinned to separate cores (taskset)' : 'not pinned (single core or --target)'}.`,
     `Command: \`loadtest ${report.settings.argv.join(' ')}\``,
+    ...hostLines(report),
     '',
     'Latency is publish-to-receive (service clock `publishedAtUs` vs the client clock, same host). ' +
       'CPU and RSS are the service process from /proc; CPU ms/1k ev is service CPU time per 1,000 delivered events. ' +
@@ -48,6 +49,18 @@ export function markdownReport(report: Report): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+/** How much of the host other processes took: a shared host skews CPU and tail latency. */
+function hostLines(report: Report): string[] {
+  const withHost = report.runs.filter((r) => r.host !== undefined);
+  if (withHost.length === 0) return [];
+  const busy = withHost.filter((r) => r.host?.busy).length;
+  const other = withHost.reduce((a, r) => a + (r.host?.otherCpuPctAvg ?? 0), 0) / withHost.length;
+  const load = report.machine.loadAverage?.join(' / ') ?? '?';
+  return [
+    `Host: load average ${load} (1/5/15 min) at start; other processes took ${other.toFixed(0)} % of a core on average during the runs; ${busy} of ${withHost.length} runs flagged "host busy" (others >= 20 % of a core).`,
+  ];
 }
 
 /** Scenario-specific figures (extra) as their own table, one row per run. */

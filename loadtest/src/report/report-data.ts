@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus, release, totalmem, availableParallelism } from 'node:os';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../scenarios/result';
 
@@ -17,6 +17,8 @@ export interface Report {
     readonly memoryBytes: number;
     readonly platform: string;
     readonly kernel: string;
+    /** 1, 5 and 15 minute load averages when the run started (others' work shows here). */
+    readonly loadAverage?: readonly number[];
   };
   readonly versions: Record<string, string>;
   readonly settings: {
@@ -25,6 +27,8 @@ export interface Report {
     readonly transports: readonly string[];
     readonly pinned: boolean;
     readonly target: string | null;
+    /** The service bundle the runs started (LOADTEST_SERVICE_ENTRY or dist/). */
+    readonly serviceEntry?: string;
   };
   readonly runs: readonly RunResult[];
 }
@@ -49,10 +53,12 @@ function gitCommit(): string {
 export function machineInfo(): Report['machine'] {
   return {
     cpuModel: cpus()[0]?.model ?? 'unknown',
-    cores: availableParallelism(),
+    // cpus(), not availableParallelism(): the generator has pinned itself to one core.
+    cores: cpus().length,
     memoryBytes: totalmem(),
     platform: process.platform,
     kernel: release(),
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 

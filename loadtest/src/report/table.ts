@@ -22,6 +22,7 @@ export const COLUMNS: readonly Column[] = [
   { title: 'p99.9', value: (r) => n(r.latency.p999Ms, 2) },
   { title: 'max', value: (r) => n(r.latency.maxMs, 1) },
   { title: 'lost', value: (r) => String(r.events.lost) },
+  { title: 'dropped', value: (r) => String(r.events.droppedByService ?? 0) },
   { title: 'dup', value: (r) => String(r.events.duplicates) },
   { title: 'ooo', value: (r) => String(r.events.outOfOrder) },
   { title: 'svc CPU %', value: (r) => n(r.service.cpuPctAvg) },
@@ -39,6 +40,7 @@ export function note(r: RunResult): string {
   const parts: string[] = [];
   if (!r.ok) parts.push(`FAILED: ${r.error ?? ''}`.slice(0, 80));
   if (r.generator.saturated) parts.push(`generator saturated (${r.generator.cpuPctAvg}% CPU)`);
+  if (r.host?.busy) parts.push(`host busy (others ${r.host.otherCpuPctAvg}% CPU)`);
   if (r.scenario === 'idle' && r.extra) parts.push(`${String(r.extra.rssPerConnectionKB)} KB/conn`);
   if (r.scenario === 'reconnect') parts.push(`reconnect p99 ${r.reconnectMs.p99} ms`);
   if (r.scenario === 'scale' && r.extra) parts.push(r.extra.clean ? 'clean' : 'bound passed');

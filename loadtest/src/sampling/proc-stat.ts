@@ -38,6 +38,26 @@ export function parseProcStat(text: string): ProcStat {
   };
 }
 
+/**
+ * Busy CPU time of the whole host so far, ms summed over cores, from the first line of
+ * /proc/stat (user nice system idle iowait irq softirq steal ...; idle and iowait are not
+ * busy). Lets a run tell how much of the host other processes took meanwhile.
+ */
+export function parseHostCpuMs(text: string): number {
+  const line = text.slice(0, text.indexOf('\n'));
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = f[0] + f[1] + f[2] + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
+  return (busy * 1000) / CLOCK_TICKS_PER_SEC;
+}
+
+export function readHostCpuMs(): number | undefined {
+  try {
+    return parseHostCpuMs(readFileSync('/proc/stat', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Undefined once the process is gone. */
 export function readProcStat(pid: number): ProcStat | undefined {
   try {

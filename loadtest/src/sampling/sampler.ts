@@ -1,9 +1,14 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { readProcStat } from './proc-stat';
+import { readHostCpuMs, readProcStat } from './proc-stat';
 
 export const DEFAULT_SAMPLE_INTERVAL_MS = 500;
 /** Above this average the generator (one core) is the bottleneck, not the service. */
 export const GENERATOR_SATURATED_CPU_PCT = 85;
+/**
+ * Other processes took this much of a core on average during a run: the service and the
+ * generator were not alone on their cores, so the run is flagged "host busy".
+ */
+export const HOST_BUSY_OTHER_CPU_PCT = 20;
 
 export interface Sample {
   /** ms since the sampler started */
@@ -48,6 +53,14 @@ export class UsageSampler {
 
   static forPid(pid: number, intervalMs?: number): UsageSampler {
     return new UsageSampler(() => readProcStat(pid), intervalMs);
+  }
+
+  /** The whole host (% of one core, so up to 100 x cores); RSS is not sampled. */
+  static host(intervalMs?: number): UsageSampler {
+    return new UsageSampler(() => {
+      const cpuMs = readHostCpuMs();
+      return cpuMs === undefined ? undefined : { cpuMs, rssBytes: 0 };
+    }, intervalMs);
   }
 
   /** This process: process.cpuUsage() counts every thread, as /proc would. */

@@ -1,4 +1,11 @@
-import { parseProcStat, readProcStat, CLOCK_TICKS_PER_SEC, PAGE_SIZE_BYTES } from './proc-stat';
+import {
+  parseHostCpuMs,
+  parseProcStat,
+  readHostCpuMs,
+  readProcStat,
+  CLOCK_TICKS_PER_SEC,
+  PAGE_SIZE_BYTES,
+} from './proc-stat';
 import { parsePromText, promValue } from './prom-text';
 import { UsageSampler } from './sampler';
 
@@ -17,6 +24,17 @@ describe('parseProcStat', () => {
 
   it('is undefined for a process that does not exist', () => {
     expect(readProcStat(2 ** 22 + 7)).toBeUndefined();
+  });
+});
+
+describe('parseHostCpuMs', () => {
+  it('sums user, nice, system, irq, softirq and steal; not idle or iowait', () => {
+    const text = 'cpu  100 2 30 5000 40 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n';
+    expect(parseHostCpuMs(text)).toBe(((100 + 2 + 30 + 6 + 7 + 8) * 1000) / CLOCK_TICKS_PER_SEC);
+  });
+
+  it('reads this host', () => {
+    expect(readHostCpuMs()).toBeGreaterThan(0);
   });
 });
 

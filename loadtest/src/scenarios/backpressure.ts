@@ -8,7 +8,7 @@ import { isStreaming, perTransport, type Scenario } from './scenario';
 export const TAKE_BEFORE_PAUSE = 100;
 export const PAUSES_S = [0.5, 1, 2] as const;
 /** Time allowed after resuming for what the service held back to arrive. */
-const RESUME_DRAIN_MS = 2_000;
+const RESUME_DRAIN_MS = 1_000;
 
 interface PauseResult {
   produced: number;

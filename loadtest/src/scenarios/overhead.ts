@@ -21,6 +21,7 @@ export const overhead: Scenario = {
           await runTransport(ctx, {
             scenario: 'overhead',
             variant: server === 'bare' ? 'bare node' : 'nest',
+            server,
             transport,
             subscribers: o.subscribers ?? (o.tiny ? 4 : 500),
             ratePerOrder: o.rate ?? 10,

@@ -19,6 +19,11 @@ export interface RunResult {
   readonly events: EventCounts;
   readonly service: ServiceUsage;
   readonly generator: { cpuPctAvg: number; eventLoopDelayP99Ms: number; saturated: boolean };
+  /**
+   * The whole host meanwhile (% of one core): `otherCpuPctAvg` is what processes other
+   * than the service and the generator took; `busy` when that was >= 20 % of a core.
+   */
+  readonly host?: { cpuPctAvg: number; otherCpuPctAvg: number; busy: boolean };
   readonly wire?: WireBytes;
   readonly requestsPerSec: number;
   readonly connectMs: Distribution;
@@ -46,7 +51,10 @@ export interface EventCounts {
   /** Events due to subscribers (sum over subscribers of their order's last seq). */
   readonly expected: number;
   readonly delivered: number;
+  /** Seq gaps not accounted for by the service's own drop counter: silent loss. */
   readonly lost: number;
+  /** Events the service's bounded queues dropped under their overflow policy (/metrics). */
+  readonly droppedByService: number;
   readonly duplicates: number;
   readonly outOfOrder: number;
   readonly resets: number;

@@ -27,6 +27,8 @@ export interface TransportRun {
   readonly countSetupBytes?: boolean;
   /** Start the service with its inspector (idle: forced GC). */
   readonly inspect?: boolean;
+  /** Which server this run drives; overhead's bare runs say 'bare'. @default RunContext.server */
+  readonly server?: 'nest' | 'bare';
   /** Bound on waiting for late events after publishing stops. @default 5000 */
   readonly drainTimeoutMs?: number;
 }
@@ -34,6 +36,14 @@ export interface TransportRun {
 export interface RunContext {
   /** A running service to use instead of starting one per run. */
   readonly target?: RunningService;
+  /**
+   * The target is ours to replace (the smoke test's shared service): runs that need
+   * service environment (reconnect's maximum stream age) start a fresh service instead.
+   * A --target the user runs cannot be restarted, so its runs go without that env.
+   */
+  readonly launchForEnv?: boolean;
+  /** The server runs drive unless they say otherwise. */
+  readonly server: 'nest' | 'bare';
   /** Starts the server for a run (the service, or a bare server for `overhead`). */
   readonly launch: (run: TransportRun, opts: { inspect: boolean }) => Promise<RunningService>;
   readonly token?: string;

@@ -2,8 +2,14 @@ import { createConnector } from '../clients/connector-factory';
 import { RunMetrics, Subscriber, type SubscriberOptions } from '../clients/subscriber';
 import type { Connector, ConnectorOptions } from '../clients/transport';
 import { TcpProxy } from '../proxy/tcp-proxy';
-import { promValue } from '../sampling/prom-text';
-import { GeneratorMonitor, UsageSampler, type UsageSummary } from '../sampling/sampler';
+import { promValue, type PromSample } from '../sampling/prom-text';
+import {
+  GeneratorMonitor,
+  type GeneratorUsage,
+  HOST_BUSY_OTHER_CPU_PCT,
+  UsageSampler,
+  type UsageSummary,
+} from '../sampling/sampler';
 import { AdminClient, orderId } from '../service/admin';
 import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
@@ -80,12 +86,59 @@ export async function runTransport(
   run: TransportRun,
   hooks: RunHooks = {},
 ): Promise<RunResult> {
-  const service = ctx.target ?? (await ctx.launch(run, { inspect: run.inspect ?? false }));
+  const own = ownService(ctx, run);
+  if (!own && Object.keys(run.env ?? {}).length > 0) {
+    ctx.progress(
+      `[${run.scenario} ${run.transport}] note: --target runs without ${Object.keys(run.env ?? {}).join(', ')}`,
+      true,
+    );
+  }
+  const service = own
+    ? await ctx.launch(run, { inspect: run.inspect ?? false })
+    : (ctx.target as RunningService);
   try {
     return await runAgainst(ctx, service, run, hooks);
   } finally {
-    if (!ctx.target) await service.stop();
+    if (own) await service.stop();
   }
+}
+
+/**
+ * Variants of one transport in one scenario (bare vs browser headers, 10 vs 50 ev/s,
+ * baseline vs throttled) on one fresh service: they compare latency and bytes, which a
+ * shared process does not skew, and a start costs about 2 s on a pinned core. Runs that
+ * compare service CPU or memory (steady, idle, overhead, scale steps) each get their own.
+ */
+export async function runVariants(
+  ctx: RunContext,
+  variants: readonly { run: TransportRun; hooks?: RunHooks }[],
+): Promise<RunResult[]> {
+  if (variants.length === 0) return [];
+  const own = ownService(ctx, variants[0].run);
+  const service = own
+    ? await ctx.launch(variants[0].run, { inspect: false })
+    : (ctx.target as RunningService);
+  const out: RunResult[] = [];
+  try {
+    for (const v of variants) {
+      if (ctx.aborted()) break;
+      out.push(await runAgainst(ctx, service, v.run, v.hooks));
+    }
+  } finally {
+    if (own) await service.stop();
+  }
+  return out;
+}
+
+/**
+ * Whether a run starts its own server: always without a target, for the overhead
+ * scenario's bare runs (the bare server is ours, not the target), and for runs that need
+ * service environment when the target may be replaced.
+ */
+export function ownService(ctx: RunContext, run: TransportRun): boolean {
+  if (!ctx.target) return true;
+  if ((run.server ?? ctx.server) !== ctx.server) return true;
+  return ctx.launchForEnv === true && Object.keys(run.env ?? {}).length > 0;
 }
 
 export async function runAgainst(
@@ -105,6 +158,7 @@ export async function runAgainst(
   const startedAt = performance.now();
   const serviceSampler = service.pid === undefined ? undefined : UsageSampler.forPid(service.pid);
   const generator = new GeneratorMonitor();
+  const host = UsageSampler.host();
   let error: string | undefined;
   let windowS = 0;
   let deliveredAtStart = 0;
@@ -112,6 +166,9 @@ export async function runAgainst(
   let lastSeqs = new Map<string, number>();
   let extra: Record<string, number | string | boolean> | undefined;
   let usage: UsageSummary | undefined;
+  let genUsage: GeneratorUsage | undefined;
+  let hostUsage: UsageSummary | undefined;
+  let droppedAtStart = 0;
 
   try {
     const base: ConnectorOptions = {
@@ -196,9 +253,11 @@ export async function runAgainst(
     if (!run.countSetupBytes) proxy?.resetCounts();
     deliveredAtStart = metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered);
     requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
+    droppedAtStart = droppedEvents(await admin.metrics()) ?? 0;
     metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
     serviceSampler?.start();
     generator.start();
+    host.start();
     const windowStart = performance.now();
     const publish = run.publish ?? true;
     if (publish) await admin.start();
@@ -217,7 +276,11 @@ export async function runAgainst(
     }
     if (publish) await admin.stop();
     windowS = (performance.now() - windowStart) / 1000;
+    // Service, generator and host over the same window (the publishing one); the
+    // teardown of thousands of subscribers afterwards is not load.
     usage = serviceSampler?.stop();
+    genUsage = generator.stop();
+    hostUsage = host.stop();
 
     lastSeqs = await admin.lastSeqs(subscribers.map((s) => s.orderId));
     await waitFor(
@@ -231,8 +294,13 @@ export async function runAgainst(
     for (const s of subscribers) s.stop();
   }
 
-  const genUsage = generator.stop();
   usage ??= serviceSampler?.stop();
+  genUsage ??= generator.stop();
+  hostUsage ??= host.stop();
+  const otherCpuPctAvg = Math.max(
+    0,
+    Math.round((hostUsage.cpuPctAvg - (usage?.cpuPctAvg ?? 0) - genUsage.cpuPctAvg) * 10) / 10,
+  );
   const promSamples = await admin.metrics().catch(() => undefined);
   await Promise.all(connectors.map((c) => c.close()));
   await proxy?.close();
@@ -241,6 +309,9 @@ export async function runAgainst(
     .filter((_, i) => firstMetrics === metrics || i > 0)
     .map((s) => s.tracker.counts(lastSeqs.get(s.orderId) ?? s.tracker.highestSeq));
   const total = sumCounts(counts);
+  // Events the service's bounded queues dropped under their overflow policy (counted in
+  // its metrics, by design) leave seq gaps too; only gaps beyond those are silent loss.
+  const droppedByService = Math.max(0, (droppedEvents(promSamples) ?? 0) - droppedAtStart);
   const expected = subscribers
     .filter((_, i) => firstMetrics === metrics || i > 0)
     .reduce((a, s) => a + (lastSeqs.get(s.orderId) ?? s.tracker.highestSeq), 0);
@@ -277,7 +348,7 @@ export async function runAgainst(
     scenario: run.scenario,
     variant: run.variant,
     transport: run.transport,
-    server: run.variant.startsWith('bare') ? 'bare' : 'nest',
+    server: run.server ?? ctx.server,
     settings: {
       subscribers: run.subscribers,
       ratePerOrder: run.ratePerOrder,
@@ -295,7 +366,8 @@ export async function runAgainst(
     events: {
       expected,
       delivered: total.received,
-      lost: total.lost,
+      lost: Math.max(0, total.lost - droppedByService),
+      droppedByService,
       duplicates: total.duplicates,
       outOfOrder: total.outOfOrder,
       resets: total.resets,
@@ -323,6 +395,11 @@ export async function runAgainst(
       eventLoopDelayP99Ms: genUsage.eventLoopDelayP99Ms,
       saturated: genUsage.saturated,
     },
+    host: {
+      cpuPctAvg: hostUsage.cpuPctAvg,
+      otherCpuPctAvg,
+      busy: otherCpuPctAvg >= HOST_BUSY_OTHER_CPU_PCT,
+    },
     ...(proxy
       ? {
           wire: {
@@ -349,6 +426,10 @@ export async function runAgainst(
   return result;
 }
 
+function droppedEvents(samples: readonly PromSample[] | undefined): number | undefined {
+  return samples ? promValue(samples, 'order_queue_dropped_events_total') : undefined;
+}
+
 function sampleText(sampler: UsageSampler | undefined): string {
   const last = sampler?.last();
   return last ? `cpu ${last.cpuPct}% rss ${mb(last.rssBytes)}` : '';
@@ -358,7 +439,9 @@ export function summaryLine(r: RunResult): string {
   const e = r.events;
   return (
     `${r.ok ? 'done' : `FAILED (${r.error})`}: ${e.perSec}/${e.expectedPerSec} ev/s, p50 ${r.latency.p50Ms} ` +
-    `p99 ${r.latency.p99Ms} max ${r.latency.maxMs} ms, lost ${e.lost} dup ${e.duplicates} ooo ${e.outOfOrder}, ` +
-    `svc cpu ${r.service.cpuPctAvg}%${r.generator.saturated ? ' [GENERATOR SATURATED]' : ''}`
+    `p99 ${r.latency.p99Ms} max ${r.latency.maxMs} ms, lost ${e.lost} dup ${e.duplicates} ooo ${e.outOfOrder}` +
+    `${e.droppedByService > 0 ? ` dropped by policy ${e.droppedByService}` : ''}, ` +
+    `svc cpu ${r.service.cpuPctAvg}%${r.generator.saturated ? ' [GENERATOR SATURATED]' : ''}` +
+    `${r.host?.busy ? ` [HOST BUSY: others ${r.host.otherCpuPctAvg}%]` : ''}`
   );
 }

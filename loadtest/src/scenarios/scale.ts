@@ -12,6 +12,7 @@ export function isClean(r: RunResult): boolean {
   return (
     r.ok &&
     e.lost === 0 &&
+    e.droppedByService === 0 &&
     e.duplicates === 0 &&
     e.outOfOrder === 0 &&
     r.latency.p99Ms <= SCALE_P99_BOUND_MS

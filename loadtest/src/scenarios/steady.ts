@@ -1,8 +1,12 @@
-import { runTransport } from './run-transport';
+import { runTransport, runVariants } from './run-transport';
 import { anyTransport, isStreaming, perTransport, type Scenario } from './scenario';
 
 /** The event size of seed 001 (~117 bytes of JSON) needs about this much padding. */
 export const PADDING_FOR_117_BYTES = 12;
+/** Seed 001 counted the bytes of 1,000 events. */
+export const BYTES_EVENTS = 1_000;
+/** The slow consumer's link (seed 000 throttled one client to 50 KB/s). */
+export const SLOW_CONSUMER_BYTES_PER_SEC = 50_000;
 
 export const steady: Scenario = {
   name: 'steady',
@@ -28,12 +32,11 @@ export const wan: Scenario = {
   description: 'proxy adds 25 ms each way; latency at 10 and 50 events/s',
   supports: anyTransport,
   run: (ctx, o) =>
-    perTransport(ctx, o.transports, async (transport) => {
-      const rates = o.rate !== undefined ? [o.rate] : [10, 50];
-      const out = [];
-      for (const rate of rates) {
-        out.push(
-          await runTransport(ctx, {
+    perTransport(ctx, o.transports, (transport) =>
+      runVariants(
+        ctx,
+        (o.rate !== undefined ? [o.rate] : [10, 50]).map((rate) => ({
+          run: {
             scenario: 'wan',
             variant: `${rate} ev/s`,
             transport,
@@ -43,11 +46,10 @@ export const wan: Scenario = {
             payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
             proxy: { oneWayDelayMs: 25, only: 'all' },
             grpcSharedChannel: o.grpcSharedChannel,
-          }),
-        );
-      }
-      return out;
-    }),
+          },
+        })),
+      ),
+    ),
 };
 
 /**
@@ -59,26 +61,25 @@ export const bytes: Scenario = {
   description: '1,000 events of ~117 bytes through the proxy, bare vs browser headers',
   supports: anyTransport,
   run: (ctx, o) =>
-    perTransport(ctx, o.transports, async (transport) => {
-      const out = [];
+    perTransport(ctx, o.transports, (transport) => {
       const rate = o.rate ?? 250;
-      for (const headers of ['bare', 'browser'] as const) {
-        out.push(
-          await runTransport(ctx, {
+      return runVariants(
+        ctx,
+        (['bare', 'browser'] as const).map((headers) => ({
+          run: {
             scenario: 'bytes',
             variant: `${headers} headers`,
             transport,
             subscribers: 1,
             ratePerOrder: rate,
-            durationS: o.durationS ?? (o.tiny ? 1 : Math.ceil(1000 / rate)),
+            durationS: o.durationS ?? (o.tiny ? 1 : Math.ceil(BYTES_EVENTS / rate)),
             payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
             headers,
             proxy: { only: 'all' },
             countSetupBytes: true,
-          }),
-        );
-      }
-      return out;
+          },
+        })),
+      );
     }),
 };
 
@@ -92,46 +93,42 @@ export const slowConsumer: Scenario = {
   description: 'one subscriber throttled to 50 KB/s among healthy ones',
   supports: isStreaming,
   run: (ctx, o) =>
-    perTransport(ctx, o.transports.filter(isStreaming), async (transport) => {
-      const out = [];
-      for (const throttled of [false, true]) {
-        out.push(
-          await runTransport(
-            ctx,
-            {
-              scenario: 'slow-consumer',
-              variant: throttled ? 'one throttled' : 'baseline',
-              transport,
-              subscribers: o.subscribers ?? (o.tiny ? 4 : 200),
-              ratePerOrder: o.rate ?? 20,
-              durationS: o.durationS ?? (o.tiny ? 2 : 8),
-              payloadBytes: o.payloadBytes ?? 4096,
-              proxy: { only: 'first' },
-              throttleBytesPerSec: throttled ? 50_000 : undefined,
-              reconnect: false,
-              drainTimeoutMs: 2_000,
+    perTransport(ctx, o.transports.filter(isStreaming), (transport) =>
+      runVariants(
+        ctx,
+        [false, true].map((throttled) => ({
+          run: {
+            scenario: 'slow-consumer',
+            variant: throttled ? 'one throttled' : 'baseline',
+            transport,
+            subscribers: o.subscribers ?? (o.tiny ? 4 : 200),
+            ratePerOrder: o.rate ?? 20,
+            durationS: o.durationS ?? (o.tiny ? 2 : 8),
+            payloadBytes: o.payloadBytes ?? 4096,
+            proxy: { only: 'first' },
+            throttleBytesPerSec: throttled ? SLOW_CONSUMER_BYTES_PER_SEC : undefined,
+            reconnect: false,
+            drainTimeoutMs: 2_000,
+          },
+          hooks: {
+            afterDrain: async (live) => {
+              const slow = live.subscribers[0];
+              const last = await live.admin.lastSeq(slow.orderId);
+              const c = slow.tracker.counts(last);
+              const lat = live.firstMetrics.latency.summary();
+              return {
+                slowDue: last,
+                slowReceived: c.received,
+                slowLost: c.lost,
+                slowResets: c.resets,
+                slowP99Ms: lat.p99Ms,
+                slowMaxMs: lat.maxMs,
+                slowErrors: live.firstMetrics.errors.total,
+                slowStillConnected: slow.connected,
+              };
             },
-            {
-              afterDrain: async (live) => {
-                const slow = live.subscribers[0];
-                const last = await live.admin.lastSeq(slow.orderId);
-                const c = slow.tracker.counts(last);
-                const lat = live.firstMetrics.latency.summary();
-                return {
-                  slowDue: last,
-                  slowReceived: c.received,
-                  slowLost: c.lost,
-                  slowResets: c.resets,
-                  slowP99Ms: lat.p99Ms,
-                  slowMaxMs: lat.maxMs,
-                  slowErrors: live.firstMetrics.errors.total,
-                  slowStillConnected: slow.connected,
-                };
-              },
-            },
-          ),
-        );
-      }
-      return out;
-    }),
+          },
+        })),
+      ),
+    ),
 };

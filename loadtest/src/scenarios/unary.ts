@@ -130,6 +130,7 @@ export const unary: Scenario = {
             expected: calls,
             delivered: latency.count,
             lost: 0,
+            droppedByService: 0,
             duplicates: 0,
             outOfOrder: 0,
             resets: 0,

@@ -1,10 +1,17 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** The built service; `npm run build` makes it. */
-export const SERVICE_ENTRY = resolve(__dirname, '../../../dist/apps/order-status/main.js');
+/**
+ * The built service; `npm run build` makes it. LOADTEST_SERVICE_ENTRY names another copy
+ * (a snapshot of dist/ kept under the repository, so node_modules and proto/ still
+ * resolve), so a rebuild during a long run cannot swap the service between runs.
+ */
+export const SERVICE_ENTRY = resolve(
+  process.env.LOADTEST_SERVICE_ENTRY ??
+    resolve(__dirname, '../../../dist/apps/order-status/main.js'),
+);
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
 
@@ -26,6 +33,8 @@ export interface LaunchOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Start with the inspector on a free port, so the idle scenario can force a GC. */
   readonly inspect?: boolean;
+  /** Extra node options, e.g. `--cpu-prof` (inserted after `node` in either command). */
+  readonly nodeArgs?: readonly string[];
   /** Command to run instead of the built service (the bare servers of the overhead scenario). */
   readonly command?: readonly string[];
   readonly startTimeoutMs?: number;
@@ -58,8 +67,14 @@ function installExitHandlers(): void {
   }
 }
 
+/**
+ * The host's cores, read once: after pinGenerator() this process's affinity is one core,
+ * and availableParallelism() (which follows affinity) would say 1 from then on.
+ */
+const HOST_CORES = cpus().length;
+
 export function canPin(): boolean {
-  return availableParallelism() > 1 && process.platform === 'linux';
+  return HOST_CORES > 1 && process.platform === 'linux';
 }
 
 /** Pins this process (every thread: -a) to the generator's core. */
@@ -98,8 +113,12 @@ function parseListening(line: string): ListeningLine | undefined {
 export async function launchService(options: LaunchOptions = {}): Promise<RunningService> {
   installExitHandlers();
   const pinned = canPin();
-  const nodeArgs = options.inspect ? ['--inspect=127.0.0.1:0'] : [];
-  const cmd = options.command ?? ['node', ...nodeArgs, SERVICE_ENTRY];
+  const nodeArgs = [
+    ...(options.inspect ? ['--inspect=127.0.0.1:0'] : []),
+    ...(options.nodeArgs ?? []),
+  ];
+  const base = options.command ?? ['node', SERVICE_ENTRY];
+  const cmd = base[0] === 'node' ? ['node', ...nodeArgs, ...base.slice(1)] : [...base];
   const argv = pinned ? ['taskset', '-c', String(SERVICE_CPU), ...cmd] : [...cmd];
   const child = spawn(argv[0], argv.slice(1), {
     env: {

@@ -8,6 +8,19 @@ import {
   OVERFLOW_POLICIES,
   type OverflowPolicy,
 } from '@app/event-bus';
+import {
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
+  DEFAULT_REDIS_HISTORY_SIZE,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
+} from '@app/redis-store';
+import {
+  readAuthConfig,
+  readLimitsConfig,
+  type AuthConfig,
+  type LimitsConfig,
+} from './auth-config';
 import { EnvReader, type Env } from './env-schema';
 
 /**
@@ -71,6 +84,28 @@ export interface AppConfig {
     readonly corsOrigins: readonly string[];
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Graceful shutdown on SIGTERM (see ops/graceful-shutdown.ts). */
+  readonly shutdown: {
+    /** Longest wait for clients to leave after the reconnect advice, before closing. */
+    readonly drainMs: number;
+    /** Reconnect delays advised to clients are spread over this many ms. */
+    readonly reconnectJitterMs: number;
+  };
+  /** Token verification, stream tickets, cookie, HTTP CORS (see auth-config.ts). */
+  readonly auth: AuthConfig;
+  readonly limits: LimitsConfig;
+  /** The shared Redis store; undefined (embedded in-memory store) unless REDIS_URL or REDIS_CLUSTER_NODES is set. */
+  readonly redis?: RedisConfig;
+}
+
+export interface RedisConfig {
+  readonly url?: string;
+  readonly clusterNodes: readonly string[];
+  readonly keyPrefix: string;
+  readonly historySize: number;
+  readonly commandTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly reconnectMaxDelayMs: number;
 }
 
 const MAX_PORT = 65_535;
@@ -142,6 +177,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       corsOrigins: r.list('WS_CORS_ORIGINS', ['http://localhost:3000', 'https://localhost:3443']),
     },
     logLevel: r.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent']),
+    shutdown: {
+      drainMs: r.int('SHUTDOWN_DRAIN_MS', 10_000, 0, 300_000),
+      reconnectJitterMs: r.int('SHUTDOWN_RECONNECT_JITTER_MS', 5_000, 0, 300_000),
+    },
+    redis: readRedisConfig(r),
+    auth: readAuthConfig(r),
+    limits: readLimitsConfig(r),
   };
   if (config.longPoll.defaultWaitS > config.longPoll.maxWaitS) {
     r.problems.push(
@@ -150,4 +192,50 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   r.assertValid();
   return config;
+}
+
+/** REDIS_* variables; the Redis store is used only when REDIS_URL or REDIS_CLUSTER_NODES is set. */
+function readRedisConfig(r: EnvReader): RedisConfig | undefined {
+  const url = r.optional('REDIS_URL');
+  const clusterNodes = r.list('REDIS_CLUSTER_NODES', []);
+  if (url !== undefined && !/^rediss?:\/\/\S+$/.test(url)) {
+    r.problems.push(
+      `REDIS_URL=${JSON.stringify(url)}: must be redis://host:port or rediss://host:port`,
+    );
+  }
+  for (const node of clusterNodes) {
+    if (!/^(\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(node)) {
+      r.problems.push(`REDIS_CLUSTER_NODES: ${JSON.stringify(node)} must be host:port`);
+    }
+  }
+  const config: RedisConfig = {
+    url,
+    clusterNodes,
+    keyPrefix: r.str('REDIS_KEY_PREFIX', DEFAULT_REDIS_KEY_PREFIX),
+    historySize: r.int('REDIS_HISTORY_SIZE', DEFAULT_REDIS_HISTORY_SIZE, 1, 100_000),
+    commandTimeoutMs: r.int(
+      'REDIS_COMMAND_TIMEOUT_MS',
+      DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+      50,
+      60_000,
+    ),
+    connectTimeoutMs: r.int(
+      'REDIS_CONNECT_TIMEOUT_MS',
+      DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
+      50,
+      60_000,
+    ),
+    reconnectMaxDelayMs: r.int(
+      'REDIS_RECONNECT_MAX_DELAY_MS',
+      DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
+      10,
+      60_000,
+    ),
+  };
+  if (/[{}\s]/.test(config.keyPrefix)) {
+    r.problems.push(
+      `REDIS_KEY_PREFIX=${JSON.stringify(config.keyPrefix)}: must not contain braces or spaces`,
+    );
+  }
+  return url === undefined && clusterNodes.length === 0 ? undefined : config;
 }

@@ -42,6 +42,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       reply.raw.end();
       return;
     }
+    // RFC 6750 section 3: a 401 names the scheme the client should use.
+    if (status === 401) void reply.header('www-authenticate', 'Bearer realm="order-status"');
     void reply.status(status).send(errorBody(err));
   }
 

@@ -31,6 +31,11 @@ export interface HttpServers {
    * it, `server.close()` waits for idle keep-alive connections and h2 sessions forever.
    */
   closeConnections(graceMs: number): Promise<void>;
+  /**
+   * Graceful shutdown's first step: both listeners stop accepting connections and HTTP/2
+   * sessions get GOAWAY (no new streams; open ones, e.g. SSE, may finish). Idempotent.
+   */
+  stopAccepting(): void;
 }
 
 export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServers {
@@ -80,6 +85,13 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
   return {
     adapter,
     http: plain,
+    stopAccepting: () => {
+      closing = true;
+      if (plain.listening) plain.close();
+      // Fastify closes it again later and tolerates ERR_SERVER_NOT_RUNNING.
+      if (secure?.listening) secure.close();
+      for (const session of sessions) session.close();
+    },
     closeConnections: async (graceMs) => {
       closing = true;
       for (const session of sessions) session.close();

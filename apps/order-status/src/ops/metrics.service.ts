@@ -1,23 +1,54 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { OVERFLOW_POLICIES, OrderEventBus } from '@app/event-bus';
+import { OVERFLOW_POLICIES, OrderEventBus, OrderStore } from '@app/event-bus';
 import { ResetReason } from '@app/contracts';
+import { DeliveryLatencyHistogram } from './delivery-latency';
 
 const RESET_REASONS = Object.values(ResetReason);
 
+/** Labels of `order_auth_failures_total`. */
+export type AuthFailureLabels = 'transport' | 'reason';
+
 /**
  * The Prometheus registry. Bus figures are plain counters kept by the bus and read at
- * scrape time (collect callbacks), so the hot path pays nothing for metrics.
+ * scrape time (collect callbacks), so the hot path pays nothing for metrics; the one
+ * per-event figure, delivery latency, goes through an allocation-free hook.
  */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
 
-  constructor(@Inject(OrderEventBus) bus: OrderEventBus) {
+  /**
+   * Rejected credentials, by transport (`grpc`, `sse`, `ws`, `long-poll`, `http`) and
+   * reason (`missing`, `invalid`, `expired`, `forbidden`, ...): the auth layer calls
+   * `authFailures.inc({ transport, reason })`. Keep reasons a small fixed set: every
+   * distinct value is a time series.
+   */
+  readonly authFailures: Counter<AuthFailureLabels>;
+
+  /** Publish-to-write latency of live events, by transport. */
+  readonly deliveryLatency: DeliveryLatencyHistogram;
+
+  constructor(@Inject(OrderEventBus) bus: OrderEventBus, @Inject(OrderStore) store: OrderStore) {
     // Includes event-loop lag (nodejs_eventloop_lag_*), GC, heap and process CPU/RSS.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
     const stats = bus.stats;
     const registers = [this.registry];
+
+    this.deliveryLatency = new DeliveryLatencyHistogram({
+      name: 'order_delivery_latency_seconds',
+      help: 'Time from publish to the write on the client connection, live events, by transport',
+      registers,
+    });
+    const latency = this.deliveryLatency;
+    stats.onDeliver = (transport, publishedAtUs) => latency.record(transport, publishedAtUs);
+
+    this.authFailures = new Counter({
+      name: 'order_auth_failures_total',
+      help: 'Requests and connections refused for their credentials, by transport and reason',
+      labelNames: ['transport', 'reason'],
+      registers,
+    });
 
     new Gauge({
       name: 'order_bus_subscribers',
@@ -37,6 +68,28 @@ export class MetricsService {
       collect() {
         this.reset();
         for (const [t, n] of stats.connectionsByTransport) this.set({ transport: t }, n);
+      },
+    });
+    new Gauge({
+      name: 'order_queue_depth',
+      help: 'Items waiting in subscriber queues (replay backlog plus live queue), by transport',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        this.reset();
+        // Transports with subscriptions but nothing queued report 0, not nothing.
+        for (const t of stats.subscriptionsByTransport.keys()) this.set({ transport: t }, 0);
+        for (const [t, n] of bus.pendingByTransport()) this.set({ transport: t }, n);
+      },
+    });
+    new Gauge({
+      name: 'order_store_up',
+      help: 'Whether the order store can serve publishes and reads (1) or not (0), by backend',
+      labelNames: ['backend'],
+      registers,
+      collect() {
+        this.reset();
+        this.set({ backend: storeBackend(store) }, (store.health?.() ?? 'up') === 'up' ? 1 : 0);
       },
     });
     new Counter({
@@ -107,4 +160,10 @@ export class MetricsService {
       },
     });
   }
+}
+
+/** `memory`, `redis`, ...: from the store's class name, so no store has to declare it. */
+function storeBackend(store: OrderStore): string {
+  const name = store.constructor.name.replace(/OrderStore$/, '').replace(/Store$/, '');
+  return name === 'InMemory' ? 'memory' : name.toLowerCase() || 'unknown';
 }

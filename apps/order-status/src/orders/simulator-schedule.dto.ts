@@ -39,6 +39,13 @@ export class SimulatorScheduleDto {
   @Max(86_400_000)
   durationMs?: number;
 
+  /** Simulated orders are spread over this many customers (`customer-<n % customers>`). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  customers?: number;
+
   /** Start the clock at once (default), or leave the schedule ready for `POST .../start`. */
   @IsOptional()
   @IsBoolean()

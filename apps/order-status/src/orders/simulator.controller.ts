@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
+import { Scope } from '@app/auth';
 import { OrderSimulator, type SimulatorStatus } from '@app/event-bus';
+import { RequireScopes } from '../auth/auth.decorators';
 import { SimulatorScheduleDto } from './simulator-schedule.dto';
 
 /**
@@ -8,6 +10,8 @@ import { SimulatorScheduleDto } from './simulator-schedule.dto';
  * connect, then POST /start begins the clock. Disabled with ADMIN_ENABLED=false.
  */
 @Controller('v1/admin/simulator')
+// It publishes on everyone's behalf: the same scope as the publish API.
+@RequireScopes(Scope.OrdersWrite)
 export class SimulatorController {
   constructor(@Inject(OrderSimulator) private readonly simulator: OrderSimulator) {}
 

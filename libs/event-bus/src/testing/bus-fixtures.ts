@@ -13,7 +13,7 @@ import {
   type StreamItem,
 } from '@app/contracts';
 import type { DeliverySink } from '../delivery-sink';
-import { OrderStore, type PublishCommand } from '../order-store';
+import { OrderStore, type PublishCommand, type StoreResync } from '../order-store';
 
 export interface Deferred<T> {
   readonly promise: Promise<T>;
@@ -121,6 +121,11 @@ export class RecordingSink implements DeliverySink {
 export class ControlledStore extends OrderStore {
   private readonly subject = new Subject<OrderStatusChanged>();
   readonly events$: Observable<OrderStatusChanged> = this.subject.asObservable();
+  /** Drive with `resyncs.next(...)` to model a shared store's reconnection. */
+  readonly resyncs = new Subject<StoreResync>();
+  readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
+  /** Makes every history read and snapshot read reject (the backend is down). */
+  failReads = false;
   readonly history = new Map<string, OrderStatusChanged[]>();
   holdHistory = false;
   hasHistory = true;
@@ -159,6 +164,17 @@ export class ControlledStore extends OrderStore {
     for (const e of this.unannounced.splice(0)) this.subject.next(e);
   }
 
+  /** Forgets the events held back by `lagFeed`: their notifications were lost. */
+  dropUnannounced(): void {
+    this.unannounced.splice(0);
+  }
+
+  /** Forgets everything, as a backend that restarted without persistence. */
+  wipe(): void {
+    this.history.clear();
+    this.unannounced.splice(0);
+  }
+
   /** Announces an arbitrary event (duplicates, gaps) without touching the history. */
   emitRaw(e: OrderStatusChanged): void {
     this.subject.next(e);
@@ -169,6 +185,7 @@ export class ControlledStore extends OrderStore {
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+    if (this.failReads) throw new Error('store down');
     const list = this.history.get(orderId);
     const last = list?.[list.length - 1];
     if (last === undefined) return undefined;
@@ -182,6 +199,7 @@ export class ControlledStore extends OrderStore {
 
   readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
     this.historyReads++;
+    if (this.failReads) return Promise.reject(new Error('store down'));
     if (!this.holdHistory) return Promise.resolve(this.slice(orderId, afterSeq));
     const d = deferred<OrderStatusChanged[] | undefined>();
     this.pendingReads.push({

@@ -24,6 +24,8 @@ export interface UpdateStatusRequest {
   readonly orderId: unknown;
   readonly status: unknown;
   readonly paddingBytes: unknown;
+  /** '' (proto3 default) when not given: the caller owns a new order. */
+  readonly ownerId?: unknown;
 }
 
 export interface UpdateStatusResponse {

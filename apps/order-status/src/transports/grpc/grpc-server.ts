@@ -39,6 +39,20 @@ export class BoundServerGrpc extends ServerGrpc {
     return this.port;
   }
 
+  /**
+   * Graceful shutdown's first step: the port stops accepting connections and open ones
+   * get GOAWAY (calls in flight continue; clients open new ones elsewhere), then are
+   * closed after `graceMs`. Nest's `close()` later force-closes whatever remains.
+   */
+  drain(graceMs: number): void {
+    const server = this.grpcClient as Server | null;
+    if (!server || this.port === 0) return;
+    // grpc-js names a port-0 binding by the port it actually got.
+    const url = (this.grpcOptions.url ?? '127.0.0.1:0').replace(/:\d+$/, `:${this.port}`);
+    server.drain(url, graceMs);
+    server.unbind(url);
+  }
+
   /** Same construction as ServerGrpc.createClient, keeping the port bindAsync reports. */
   override async createClient(): Promise<Server> {
     const o = this.grpcOptions;

@@ -32,11 +32,20 @@ export function toGrpcStatus(err: unknown): GrpcStatus {
 
 /**
  * Why the service ended a stream, as the error that ends the call. Only `completed`
- * ends with OK (the order is finished); every other reason is UNAVAILABLE, which gRPC
+ * ends with OK (the order is finished); `token_expired` is UNAUTHENTICATED; every other
+ * reason is UNAVAILABLE, which gRPC
  * clients treat as "retry" (grpc/doc/statuscodes.md: "most likely a transient
  * condition"), and the details name the reason and the seq to resume after.
  */
 export function streamEndError(reason: StreamEndReason, lastSeq: number): GatewayError {
+  if (reason === StreamEndReason.TokenExpired) {
+    // UNAUTHENTICATED, not UNAVAILABLE: retrying with the same token cannot work, and a
+    // client must be able to tell this from a network failure.
+    return new GatewayError(
+      ErrorCode.Unauthenticated,
+      `stream ended (${reason}); resubscribe with a fresh token and after_seq=${lastSeq}`,
+    );
+  }
   return new GatewayError(
     ErrorCode.Unavailable,
     `stream ended (${reason}); resubscribe with after_seq=${lastSeq}`,

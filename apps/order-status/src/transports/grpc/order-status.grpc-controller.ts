@@ -1,12 +1,14 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import type { Metadata } from '@grpc/grpc-js';
-import type { Observable } from 'rxjs';
+import { defer, switchMap, type Observable } from 'rxjs';
+import { authorizeWrite, ownerForNewOrder, type Principal } from '@app/auth';
 import {
   ErrorCode,
   eventToProto,
   GatewayError,
   MAX_PADDING_BYTES,
+  OWNER_ID_PATTERN,
   parseOrderId,
   parseSeq,
   snapshotToProto,
@@ -14,6 +16,8 @@ import {
   type ProtoOrderSnapshot,
 } from '@app/contracts';
 import { OrderEventBus, OrderStore } from '@app/event-bus';
+import { AuthService } from '../../auth/auth.service';
+import { PublishRateLimiter } from '../../auth/publish-rate.limiter';
 import { withinDeadline } from './grpc-deadline';
 import { GrpcExceptionFilter } from './grpc-exception.filter';
 import {
@@ -34,6 +38,9 @@ import { subscribeStream } from './subscribe-stream';
  * the hybrid app inherits) never sees proto messages; each handler validates its own
  * fields with the shared contracts parsers and throws GatewayErrors, which
  * GrpcExceptionFilter turns into gRPC status codes.
+ *
+ * Every call authenticates with its `authorization: Bearer <token>` metadata
+ * (UNAUTHENTICATED otherwise) and is authorized per order (PERMISSION_DENIED).
  */
 @Controller()
 @UseFilters(GrpcExceptionFilter)
@@ -41,27 +48,46 @@ export class OrderStatusGrpcController {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
   ) {}
 
-  /** Server-streaming: replay after `after_seq`, then live events; see subscribe-stream.ts. */
+  /**
+   * Server-streaming: replay after `after_seq`, then live events; see subscribe-stream.ts.
+   * Authenticated and authorized before anything is read from the bus; ends with
+   * UNAUTHENTICATED when the token expires.
+   */
   @GrpcMethod(GRPC_SERVICE, 'Subscribe')
-  subscribe(req: SubscribeRequest, _metadata: Metadata, call: SubscribeCall): Observable<never> {
-    const orderId = parseOrderId(req.orderId);
-    const afterSeq = parseSeq(req.afterSeq, 'after_seq');
-    return subscribeStream(this.bus, call, orderId, afterSeq);
+  subscribe(req: SubscribeRequest, metadata: Metadata, call: SubscribeCall): Observable<never> {
+    return defer(async () => {
+      const principal = await this.authenticate(metadata);
+      const orderId = parseOrderId(req.orderId);
+      const afterSeq = parseSeq(req.afterSeq, 'after_seq');
+      await this.auth.authorizeRead(principal, orderId);
+      return { principal, orderId, afterSeq };
+    }).pipe(
+      switchMap(({ principal, orderId, afterSeq }) =>
+        subscribeStream(this.bus, call, orderId, afterSeq, {
+          expiresAtMs: principal.expiresAtMs,
+          acquireSlot: () => this.auth.acquireConnection(principal),
+        }),
+      ),
+    );
   }
 
   @GrpcMethod(GRPC_SERVICE, 'GetOrder')
   async getOrder(
     req: GetOrderRequest,
-    _metadata: Metadata,
+    metadata: Metadata,
     call: GetOrderCall,
   ): Promise<ProtoOrderSnapshot> {
     return withinDeadline(call.getDeadline(), async () => {
+      const principal = await this.authenticate(metadata);
       const orderId = parseOrderId(req.orderId);
-      const snapshot = await this.bus.getSnapshot(orderId);
-      if (!snapshot) throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
-      return snapshotToProto(snapshot);
+      const stored = await this.auth.authorizeRead(principal, orderId);
+      // The bus may be fresher than the store (a shared store's notification arrived).
+      const live = await this.bus.getSnapshot(orderId);
+      return snapshotToProto(live && live.lastSeq > stored.lastSeq ? live : stored);
     });
   }
 
@@ -69,10 +95,13 @@ export class OrderStatusGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'UpdateStatus')
   async updateStatus(
     req: UpdateStatusRequest,
-    _metadata: Metadata,
+    metadata: Metadata,
     call: UpdateStatusCall,
   ): Promise<UpdateStatusResponse> {
     return withinDeadline(call.getDeadline(), async () => {
+      const principal = await this.authenticate(metadata);
+      authorizeWrite(principal);
+      await this.publishRate.consume(principal);
       const orderId = parseOrderId(req.orderId);
       const status = statusFromProto(req.status);
       if (status === undefined) {
@@ -82,10 +111,27 @@ export class OrderStatusGrpcController {
         );
       }
       const paddingBytes = parsePaddingBytes(req.paddingBytes);
-      const event = await this.store.publish({ orderId, status, paddingBytes });
+      const ownerId = ownerForNewOrder(principal, parseOwnerId(req.ownerId));
+      const event = await this.store.publish({ orderId, status, paddingBytes, ownerId });
       return { event: eventToProto(event) };
     });
   }
+
+  /** The call's `authorization` metadata (`Bearer <token>`), verified. */
+  private authenticate(metadata: Metadata): Promise<Principal> {
+    const values = metadata.get('authorization').filter((v): v is string => typeof v === 'string');
+    return this.auth.authenticateHeader(values.length > 0 ? values : undefined);
+  }
+}
+
+/** proto3 strings default to '': empty means "the caller". */
+function parseOwnerId(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string' && OWNER_ID_PATTERN.test(value)) return value;
+  throw new GatewayError(
+    ErrorCode.InvalidArgument,
+    `owner_id must match ${OWNER_ID_PATTERN.source}`,
+  );
 }
 
 function parsePaddingBytes(value: unknown): number {

@@ -30,14 +30,23 @@ export const GRPC_TRANSPORT = 'grpc';
  * `connectionsByTransport.grpc` counts open Subscribe streams, the gRPC counterpart of
  * an open SSE response (grpc-js does not expose its HTTP/2 sessions).
  */
+export interface SubscribeStreamOptions {
+  /** The caller's credentials expire then: the stream ends with UNAUTHENTICATED. */
+  readonly expiresAtMs?: number;
+  /** Takes a per-principal connection slot (may throw ResourceExhausted); returns its release. */
+  readonly acquireSlot?: () => () => void;
+}
+
 export function subscribeStream(
   bus: OrderEventBus,
   call: SubscribeCall,
   orderId: string,
   afterSeq: number,
+  opts: SubscribeStreamOptions = {},
 ): Observable<never> {
   return new Observable<never>((subscriber) => {
     let sub: BusSubscription | undefined;
+    let releaseSlot: (() => void) | undefined;
     let released = false;
     let lastSeq = afterSeq;
     let pendingDrain: (() => void) | undefined;
@@ -46,6 +55,7 @@ export function subscribeStream(
       if (released) return;
       released = true;
       sub?.close();
+      releaseSlot?.();
       call.off('cancelled', release);
       if (pendingDrain) call.off('drain', pendingDrain);
       bus.stats.connectionClosed(GRPC_TRANSPORT);
@@ -55,6 +65,17 @@ export function subscribeStream(
     // the bus subscription is released at once in every case.
     call.once('cancelled', release);
     bus.stats.connectionOpened(GRPC_TRANSPORT);
+    // Authentication ran asynchronously before this: the client may already be gone.
+    if (call.cancelled) {
+      release();
+      return release;
+    }
+    try {
+      releaseSlot = opts.acquireSlot?.();
+    } catch (err) {
+      subscriber.error(err);
+      return release;
+    }
 
     const sink: DeliverySink = {
       write: (item: StreamItem) => {
@@ -74,7 +95,11 @@ export function subscribeStream(
       },
     };
 
-    bus.open(orderId, afterSeq, sink, { transport: GRPC_TRANSPORT }).then(
+    const openOptions = {
+      transport: GRPC_TRANSPORT,
+      ...(opts.expiresAtMs !== undefined ? { expiresAtMs: opts.expiresAtMs } : {}),
+    };
+    bus.open(orderId, afterSeq, sink, openOptions).then(
       (opened) => {
         // The client may have gone while the bus read the snapshot and the replay.
         if (released) opened.close();

@@ -9,6 +9,7 @@ import {
   type StreamReset,
 } from '@app/contracts';
 import { OrderEventBus, pollOnce } from '@app/event-bus';
+import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
 import type { AppConfig } from '../../config/app-config';
@@ -38,6 +39,7 @@ export class LongPollController {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AuthService) private readonly auth: AuthService,
   ) {}
 
   @Get(':orderId/events')
@@ -51,18 +53,30 @@ export class LongPollController {
     const after = parseSeq(rawAfter, 'after');
     const waitS = this.waitSeconds(rawWait);
     void reply.header('cache-control', 'no-store');
+    // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order.
+    const principal = reply.request.principal;
+    if (principal === undefined) throw new Error('long-poll route reached without a principal');
+    await this.auth.authorizeRead(principal, orderId);
+    // A held request counts as an open connection of the principal while it waits.
+    const releaseSlot = this.auth.acquireConnection(principal);
+    // Never hold past the token's expiry: the next poll must present a valid token.
+    const waitMs = Math.max(0, Math.min(waitS * 1000, principal.expiresAtMs - Date.now()));
 
     const abort = new AbortController();
     const stopWatching = onClientGone(reply, () => abort.abort());
     this.bus.stats.connectionOpened(TRANSPORT);
     try {
-      const { items, completed } = await pollOnce(this.bus, orderId, after, {
-        waitMs: waitS * 1000,
+      const { items, completed, retryAfterMs } = await pollOnce(this.bus, orderId, after, {
+        waitMs,
         maxBatch: this.config.longPoll.maxBatch,
         signal: abort.signal,
         transport: TRANSPORT,
       });
       if (items.length === 0 && !completed) {
+        // Answered early at shutdown: poll again after the advised (jittered) delay.
+        if (retryAfterMs !== undefined) {
+          void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
+        }
         void reply.status(204);
         return undefined;
       }
@@ -80,6 +94,7 @@ export class LongPollController {
       }
       return { orderId, events, ...(reset ? { reset } : {}), next, completed };
     } finally {
+      releaseSlot();
       stopWatching();
       this.bus.stats.connectionClosed(TRANSPORT);
     }

@@ -10,6 +10,8 @@ import {
   type StreamItem,
 } from '@app/contracts';
 import { OrderEventBus, type BusSubscription } from '@app/event-bus';
+import { StreamCredentials } from '../../auth/auth.decorators';
+import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
 import type { AppConfig } from '../../config/app-config';
@@ -40,9 +42,17 @@ export class SseController {
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SseHeartbeat) private readonly heartbeat: SseHeartbeat,
+    @Inject(AuthService) private readonly auth: AuthService,
   ) {}
 
+  /**
+   * Authenticated by HttpAuthGuard with a bearer token, a single-use `?ticket=` or the
+   * session cookie (EventSource cannot send headers); every open and every resume is
+   * authorized for this order. The stream ends with `token_expired` when the credentials
+   * do.
+   */
   @Get(':orderId/stream')
+  @StreamCredentials()
   async stream(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,
@@ -55,6 +65,7 @@ export class SseController {
     const res = reply.raw as unknown as RawResponse;
     const http2 = req.raw.httpVersionMajor === 2;
     let sub: BusSubscription | undefined;
+    let releaseSlot: (() => void) | undefined;
     let headSent = false;
     let closed = false;
 
@@ -73,13 +84,16 @@ export class SseController {
       res.write(retryFrame(this.config.sse.retryMs));
       this.heartbeat.add(res);
     };
-    const finish = (reason: StreamEndReason) => {
+    const finish = (reason: StreamEndReason, retryAfterMs?: number) => {
       if (closed) return;
       if (!headSent && reason === StreamEndReason.Completed) {
         // Resuming a finished order: 204 tells EventSource to stop reconnecting.
         res.writeHead(204, { 'cache-control': 'no-store' });
       } else {
         sendHead();
+        // Shutdown advice: EventSource waits this (per-client random) delay before it
+        // reconnects, so a restart does not bring every client back at once.
+        if (retryAfterMs !== undefined) res.write(retryFrame(retryAfterMs));
         res.write(endFrame(reason));
       }
       res.end();
@@ -89,6 +103,7 @@ export class SseController {
       closed = true;
       this.heartbeat.delete(res);
       sub?.close();
+      releaseSlot?.();
       this.bus.stats.connectionClosed(TRANSPORT);
     });
     this.bus.stats.connectionOpened(TRANSPORT);
@@ -101,6 +116,12 @@ export class SseController {
         lastEventId !== undefined
           ? parseSeq(lastEventId, 'Last-Event-ID')
           : parseSeq(rawAfter, 'after');
+      // The guard has authenticated the request; a principal is always there.
+      const principal = req.principal;
+      if (principal === undefined) throw new Error('SSE route reached without a principal');
+      await this.auth.authorizeRead(principal, orderId);
+      if (closed) return;
+      releaseSlot = this.auth.acquireConnection(principal);
       sub = await this.bus.open(
         orderId,
         afterSeq,
@@ -112,7 +133,7 @@ export class SseController {
           onDrain: (resume) => res.once('drain', resume),
           end: finish,
         },
-        { transport: TRANSPORT },
+        { transport: TRANSPORT, expiresAtMs: principal.expiresAtMs },
       );
       if (closed) sub.close();
       else sendHead();

@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { Server, ServerOptions } from 'socket.io';
 import type { AppConfig } from '../../config/app-config';
+import { originAllowRequest } from './origin-policy';
 
 /**
  * socket.io on both HTTP listeners: Nest attaches it to the application's server (the
@@ -28,6 +29,9 @@ export class OrdersIoAdapter extends IoAdapter {
       // socket.io's default is 1 MB; subscribe messages are tiny.
       maxHttpBufferSize: ws.maxHttpBufferBytes,
       cors: { origin: [...ws.corsOrigins], credentials: true },
+      // Refuses foreign Origins on both transports, at the engine handshake (see
+      // origin-policy.ts); CORS headers alone would not stop a websocket.
+      allowRequest: originAllowRequest(ws.corsOrigins),
     }) as Server;
     // Same engine, so the same sockets and namespaces; the path must be given again.
     for (const extra of this.extraServers) {

@@ -44,6 +44,11 @@ export type UnsubscribeAck =
 export interface StreamEnd {
   readonly orderId: string;
   readonly reason: StreamEndReason;
+  /**
+   * Reconnect advice (graceful shutdown): wait this long before reconnecting and
+   * resubscribing, randomised per client so a restart does not cause a reconnect storm.
+   */
+  readonly retryAfterMs?: number;
 }
 
 /** What the server emits; typed so every `socket.emit()` here is checked. */

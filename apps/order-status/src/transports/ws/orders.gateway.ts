@@ -6,9 +6,15 @@ import {
   SubscribeMessage,
   WebSocketGateway,
   type OnGatewayConnection,
+  type OnGatewayInit,
 } from '@nestjs/websockets';
+import type { Namespace } from 'socket.io';
+import { assertNotExpired } from '@app/auth';
 import { errorBody, ErrorCode, SubscribeDto, toGatewayError, UnsubscribeDto } from '@app/contracts';
 import { OrderEventBus } from '@app/event-bus';
+import { AuthService } from '../../auth/auth.service';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
 import { EngineBackpressure } from './engine-backpressure';
 import {
   ORDERS_NAMESPACE,
@@ -19,7 +25,8 @@ import {
   type UnsubscribeAck,
 } from './orders-ws.events';
 import { SocketSubscriptions, type SocketBacklog } from './socket-subscriptions';
-import { ENGINE_WRITE_BUFFER_HIGH_WATER, MAX_SUBSCRIPTIONS_PER_SOCKET } from './ws-limits';
+import { wsAuthMiddleware, type OrdersSocketData } from './ws-auth.middleware';
+import { ENGINE_WRITE_BUFFER_HIGH_WATER } from './ws-limits';
 import { parsePayload } from './ws-payloads';
 
 /**
@@ -30,16 +37,37 @@ import { parsePayload } from './ws-payloads';
  * Handlers never throw: a thrown error would reach Nest's WsExceptionsHandler, which emits
  * an `exception` event the client is not waiting for, and the ack would never come. Every
  * failure, expected or not, becomes an error ack on that socket only.
+ *
+ * Auth: the handshake middleware (ws-auth.middleware.ts) authenticates `auth.token`
+ * before a socket exists; each `subscribe` (first or resume) is authorized for its order
+ * (`permission_denied` ack for someone else's); when the token expires every
+ * subscription ends with `token_expired` and the socket is disconnected by the server.
  */
 @WebSocketGateway({ namespace: ORDERS_NAMESPACE })
-export class OrdersGateway implements OnGatewayConnection<OrdersSocket> {
+export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatewayInit<Namespace> {
   private readonly logger = new Logger(OrdersGateway.name);
   /** Keyed by socket id, so ops and tests can look at one connection's subscriptions. */
   private readonly sessions = new Map<string, SocketSubscriptions>();
 
-  constructor(@Inject(OrderEventBus) private readonly bus: OrderEventBus) {}
+  constructor(
+    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Nest guards do not run on connections: authentication is namespace middleware. */
+  afterInit(namespace: Namespace): void {
+    namespace.use(wsAuthMiddleware(this.auth));
+  }
 
   handleConnection(socket: OrdersSocket): void {
+    const principal = (socket.data as OrdersSocketData).principal;
+    if (principal === undefined) {
+      // Only reachable if the middleware was not installed: never serve an anonymous socket.
+      this.logger.error(`refusing unauthenticated socket ${socket.id}`);
+      socket.disconnect(true);
+      return;
+    }
     let session: SocketSubscriptions;
     let backpressure: EngineBackpressure;
     try {
@@ -48,7 +76,11 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket> {
         this.bus,
         socket,
         backpressure,
-        MAX_SUBSCRIPTIONS_PER_SOCKET,
+        this.config.limits.subscriptionsPerSocket,
+        async (orderId) => {
+          assertNotExpired(principal);
+          await this.auth.authorizeRead(principal, orderId);
+        },
       );
     } catch (err) {
       // Only an incompatible engine.io gets here; refuse the socket rather than stall it.
@@ -58,9 +90,21 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket> {
     }
     this.sessions.set(socket.id, session);
     this.bus.stats.connectionOpened(WS_TRANSPORT);
+    // The socket must not outlive its credentials: end every stream with `token_expired`
+    // (sent before the disconnect packet, in order) and let the client reconnect with a
+    // fresh token. setTimeout cannot wait longer than ~24.8 days.
+    const expiry = setTimeout(
+      () => {
+        session.expire();
+        socket.disconnect(true);
+      },
+      Math.min(Math.max(0, principal.expiresAtMs - Date.now()), 2_147_483_647),
+    );
+    expiry.unref();
     // Every subscription of the socket ends with it (client close, ping timeout,
     // maxHttpBufferSize overflow, server shutdown).
     socket.once('disconnect', () => {
+      clearTimeout(expiry);
       this.sessions.delete(socket.id);
       session.close();
       backpressure.close();

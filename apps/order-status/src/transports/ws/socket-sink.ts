@@ -22,6 +22,7 @@ export class SocketSink implements DeliverySink {
   private parked: StreamItem | undefined;
   private parkedEnd: StreamEndReason | undefined;
   private parkedResume: (() => void) | undefined;
+  private retryAfterMs: number | undefined;
 
   constructor(
     private readonly socket: OrdersSocket,
@@ -47,11 +48,12 @@ export class SocketSink implements DeliverySink {
     else this.backpressure.whenDrained(resume);
   }
 
-  end(reason: StreamEndReason): void {
+  end(reason: StreamEndReason, retryAfterMs?: number): void {
     if (this.discarded) return;
     this.onEnd();
+    this.retryAfterMs = retryAfterMs;
     if (!this.opened) this.parkedEnd = reason;
-    else this.socket.emit('end', { orderId: this.orderId, reason });
+    else this.emitEnd(reason);
   }
 
   /** The ack has been sent: deliver what was parked and let the bus continue. */
@@ -61,7 +63,7 @@ export class SocketSink implements DeliverySink {
     if (this.parked !== undefined) this.send(this.parked);
     this.parked = undefined;
     if (this.parkedEnd !== undefined) {
-      this.socket.emit('end', { orderId: this.orderId, reason: this.parkedEnd });
+      this.emitEnd(this.parkedEnd);
       return;
     }
     const resume = this.parkedResume;
@@ -75,6 +77,15 @@ export class SocketSink implements DeliverySink {
     this.discarded = true;
     this.parked = undefined;
     this.parkedResume = undefined;
+  }
+
+  private emitEnd(reason: StreamEndReason): void {
+    const advice = this.retryAfterMs;
+    this.socket.emit('end', {
+      orderId: this.orderId,
+      reason,
+      ...(advice !== undefined ? { retryAfterMs: advice } : {}),
+    });
   }
 
   private send(item: StreamItem): void {

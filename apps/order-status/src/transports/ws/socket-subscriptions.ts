@@ -1,4 +1,4 @@
-import { ErrorCode, GatewayError } from '@app/contracts';
+import { ErrorCode, GatewayError, StreamEndReason } from '@app/contracts';
 import type { BusSubscription, OrderEventBus } from '@app/event-bus';
 import type { EngineBackpressure } from './engine-backpressure';
 import { WS_TRANSPORT, type OrdersSocket } from './orders-ws.events';
@@ -45,6 +45,11 @@ export class SocketSubscriptions {
     private readonly socket: OrdersSocket,
     private readonly backpressure: EngineBackpressure,
     private readonly maxSubscriptions: number,
+    /**
+     * Per-order authorization, run on every subscribe (first or resume) before anything
+     * is read from the bus; throws PermissionDenied / NotFound.
+     */
+    private readonly authorize: (orderId: string) => Promise<void> = async () => {},
   ) {}
 
   get size(): number {
@@ -63,7 +68,8 @@ export class SocketSubscriptions {
 
   /**
    * Opens (or replaces) the subscription to `orderId`.
-   * @throws GatewayError ResourceExhausted, NotFound, or FailedPrecondition when superseded.
+   * @throws GatewayError ResourceExhausted, NotFound, PermissionDenied, or
+   *   FailedPrecondition when superseded.
    */
   async subscribe(orderId: string, afterSeq: number): Promise<SubscribeResult> {
     if (this.closed) throw superseded(orderId);
@@ -85,6 +91,8 @@ export class SocketSubscriptions {
     // Reserved before awaiting, so concurrent subscribes count against the limit.
     this.entries.set(orderId, entry);
     try {
+      await this.authorize(orderId);
+      if (entry.cancelled) throw superseded(orderId);
       entry.sub = await this.bus.open(orderId, afterSeq, entry.sink, { transport: WS_TRANSPORT });
       const snapshot = await this.bus.getSnapshot(orderId);
       if (entry.cancelled) throw superseded(orderId);
@@ -103,6 +111,20 @@ export class SocketSubscriptions {
     this.cancel(entry);
     this.entries.delete(orderId);
     return true;
+  }
+
+  /**
+   * The socket's token expired: every open subscription ends with `token_expired` (the
+   * client sees `end` per order and resumes from its last seq on a new connection with
+   * a fresh token); subscribes still opening are cancelled.
+   */
+  expire(): void {
+    this.closed = true;
+    for (const entry of [...this.entries.values()]) {
+      if (entry.sub !== undefined && !entry.cancelled) entry.sub.end(StreamEndReason.TokenExpired);
+      else this.cancel(entry);
+    }
+    this.entries.clear();
   }
 
   /** The socket disconnected: release everything, now and for subscribes still opening. */

@@ -1,10 +1,9 @@
 /**
- * Most orders one socket may follow at once; a further `subscribe` is answered with
- * `resource_exhausted`. Bounds the bus subscriptions (and their queues) one connection
- * can hold, whatever the client sends.
- * @default 100
+ * Most orders one socket may follow at once is configurable: `WS_MAX_SUBSCRIPTIONS_PER_SOCKET`
+ * (config/auth-config.ts, default 100); a further `subscribe` is answered with
+ * `resource_exhausted`. It bounds the bus subscriptions (and their queues) one
+ * connection can hold, whatever the client sends.
  */
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
 
 /**
  * Packets the engine may hold unsent for one connection before its sinks report "full"

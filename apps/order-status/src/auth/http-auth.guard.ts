@@ -1,0 +1,72 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { missingCredentials, StreamTicketStore, type Principal, type Scope } from '@app/auth';
+import { ErrorCode, GatewayError } from '@app/contracts';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+import { AUTH_POLICY, REQUIRED_SCOPES, type AuthPolicy } from './auth.decorators';
+import { AuthService } from './auth.service';
+
+/** The API namespace: authenticated unless a route says otherwise. */
+export const API_PREFIX = '/v1/';
+
+/**
+ * Global guard for HTTP routes. Deny by default under `/v1/` (the API): a route there
+ * takes a bearer token unless marked `@Public()`, and SSE (`@StreamCredentials()`) also
+ * a stream ticket or the session cookie. Outside `/v1/` (health, metrics, the demo page)
+ * routes are public unless they ask for a policy, so operational endpoints stay usable by
+ * probes and scrapers without a token. The caller's
+ * principal is put on the request; per-order checks happen in the handlers (they need the
+ * order id and its owner). Nest guards also run for gRPC and socket.io handlers; those
+ * authenticate with metadata and in the handshake instead, so they are let through here.
+ *
+ * Credentials are tried in a fixed order and the first one present decides: a bad
+ * Authorization header is a 401 even when a valid cookie is also sent.
+ */
+@Injectable()
+export class HttpAuthGuard implements CanActivate {
+  constructor(
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(StreamTicketStore) private readonly tickets: StreamTicketStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (ctx.getType() !== 'http') return true;
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    const route = req.routeOptions.url ?? req.url;
+    const policy =
+      this.reflector.getAllAndOverride<AuthPolicy>(AUTH_POLICY, targets) ??
+      (route.startsWith(API_PREFIX) ? 'bearer' : 'public');
+    if (policy === 'public') return true;
+    const principal = await this.authenticate(req, policy === 'stream');
+    const required = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [];
+    for (const scope of required) {
+      if (!principal.scopes.has(scope)) {
+        throw new GatewayError(ErrorCode.PermissionDenied, `token lacks scope ${scope}`);
+      }
+    }
+    req.principal = principal;
+    return true;
+  }
+
+  private async authenticate(req: FastifyRequest, stream: boolean): Promise<Principal> {
+    const header = req.headers.authorization;
+    if (header !== undefined) return this.auth.authenticateHeader(header);
+    if (!stream) throw missingCredentials();
+    const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
+    if (ticket !== undefined) {
+      const orderId = (req.params as Record<string, unknown> | undefined)?.orderId;
+      if (typeof ticket !== 'string' || typeof orderId !== 'string') {
+        throw new GatewayError(ErrorCode.Unauthenticated, 'malformed stream ticket');
+      }
+      return this.tickets.redeem(ticket, orderId);
+    }
+    const cookie = req.cookies?.[this.config.auth.cookieName];
+    if (cookie !== undefined) return this.auth.authenticate(cookie);
+    throw missingCredentials();
+  }
+}

@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import type { Principal } from '@app/auth';
+import { ErrorCode, GatewayError } from '@app/contracts';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+
+const THROTTLER_NAME = 'publish';
+
+/**
+ * Publish rate per principal (`LIMIT_PUBLISH_PER_WINDOW` per `LIMIT_PUBLISH_WINDOW_MS`),
+ * shared by REST and gRPC publishes. It uses @nestjs/throttler's storage directly rather
+ * than its guard: the guard only understands HTTP requests and keys by IP, while this
+ * limit is per token subject and must count both transports in one bucket.
+ */
+@Injectable()
+export class PublishRateLimiter {
+  constructor(
+    @Inject(ThrottlerStorageService) private readonly storage: ThrottlerStorageService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** @throws GatewayError ResourceExhausted when the principal is over its rate. */
+  async consume(principal: Principal): Promise<void> {
+    const { publishPerWindow: limit, publishWindowMs: windowMs } = this.config.limits;
+    const record = await this.storage.increment(
+      `${THROTTLER_NAME}:${principal.subject}`,
+      windowMs,
+      limit,
+      windowMs,
+      THROTTLER_NAME,
+    );
+    if (record.isBlocked) {
+      throw new GatewayError(
+        ErrorCode.ResourceExhausted,
+        `publish rate limit: at most ${limit} per ${windowMs} ms per principal; retry in ${Math.max(1, Math.ceil(record.timeToBlockExpire))} s`,
+      );
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+
+/** What a connection's closing log line needs; `closed()` is idempotent. */
+export interface ConnectionHandle {
+  /**
+   * `principal`: when the caller was only authenticated after the connection opened (a
+   * gRPC handler checks its metadata itself), who it turned out to be.
+   */
+  closed(reason?: string, principal?: string): void;
+}
+
+const ANONYMOUS = 'anonymous';
+
+/**
+ * The principal a request, socket or call was authenticated as, where the auth layer
+ * leaves it: `principal.subject` on the Fastify request, on `socket.data`, or on the
+ * gRPC call. `anonymous` when there is none (auth disabled, or not reached yet).
+ */
+export function principalOf(holder: unknown): string {
+  const p = (holder as { principal?: { subject?: unknown } } | null | undefined)?.principal;
+  return typeof p?.subject === 'string' ? p.subject : ANONYMOUS;
+}
+
+/**
+ * One log line when a client connection opens and one when it closes (with its
+ * duration), on every transport; never a line per event, which at load would cost more
+ * than the delivery itself. A "connection" is what holds resources: an SSE response, a
+ * long-poll hold, a socket.io socket, a gRPC Subscribe call.
+ */
+@Injectable()
+export class ConnectionLog {
+  private nextId = 1;
+
+  constructor(@Inject(PinoLogger) private readonly logger: PinoLogger) {
+    logger.setContext('Connections');
+  }
+
+  opened(
+    transport: string,
+    principal: string,
+    attrs: Record<string, unknown> = {},
+  ): ConnectionHandle {
+    const conn = this.nextId++;
+    const startedAt = performance.now();
+    this.logger.info({ conn, transport, principal, ...attrs }, 'connection opened');
+    let done = false;
+    return {
+      closed: (reason, latePrincipal) => {
+        if (done) return;
+        done = true;
+        const durationMs = Math.round(performance.now() - startedAt);
+        const who =
+          latePrincipal !== undefined && latePrincipal !== ANONYMOUS ? latePrincipal : principal;
+        this.logger.info(
+          { conn, transport, principal: who, durationMs, ...(reason ? { reason } : {}) },
+          'connection closed',
+        );
+      },
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { Registry } from 'prom-client';
+import { nowUs } from '@app/contracts';
+import { DeliveryLatencyHistogram } from './delivery-latency';
+
+describe('DeliveryLatencyHistogram', () => {
+  it('renders cumulative buckets, sum and count per transport in Prometheus text', async () => {
+    const registry = new Registry();
+    const h = new DeliveryLatencyHistogram({
+      name: 'lat_seconds',
+      help: 'h',
+      registers: [registry],
+    });
+    const now = nowUs();
+    h.record('sse', now - 300); // 0.3 ms
+    h.record('sse', now - 20_000); // 20 ms
+    h.record('grpc', now + 5_000); // publisher clock ahead: clamped to 0
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE lat_seconds histogram');
+    expect(text).toContain('lat_seconds_bucket{transport="sse",le="0.0005"} 1');
+    expect(text).toContain('lat_seconds_bucket{transport="sse",le="0.01"} 1');
+    expect(text).toContain('lat_seconds_bucket{transport="sse",le="0.025"} 2');
+    expect(text).toContain('lat_seconds_bucket{transport="sse",le="+Inf"} 2');
+    expect(text).toContain('lat_seconds_count{transport="sse"} 2');
+    expect(text).toContain('lat_seconds_bucket{transport="grpc",le="0.0005"} 1');
+    expect(text).toMatch(/lat_seconds_sum\{transport="grpc"\} 0\n/);
+    h.reset();
+    expect(await registry.metrics()).not.toContain('transport="sse"');
+  });
+});

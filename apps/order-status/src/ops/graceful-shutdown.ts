@@ -1,0 +1,107 @@
+import { Logger } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { errorBody, ErrorCode, GatewayError, StreamEndReason } from '@app/contracts';
+import { MIN_RECONNECT_ADVICE_MS, type OrderEventBus } from '@app/event-bus';
+import { endFrame, retryFrame } from '../transports/sse/sse-frames';
+import type { Readiness } from './readiness.service';
+
+/** @default 1_000 ms open connections get to flush their last writes after the drain */
+export const CLOSE_GRACE_MS = 1_000;
+/** How often the drain looks at the open-connection count (a bounded condition wait). */
+const DRAIN_POLL_MS = 20;
+
+/** What the shutdown sequence drives; bootstrap supplies each step. */
+export interface ShutdownSteps {
+  readonly readiness: Readiness;
+  readonly bus: OrderEventBus;
+  readonly drainMs: number;
+  readonly reconnectJitterMs: number;
+  /** Closes the listeners and sends GOAWAY (HTTP/2, gRPC); must not wait. */
+  stopAccepting(): void;
+  /** Runs right after every stream was told to reconnect (closes socket.io engines). */
+  afterAdvice(): void;
+  /** Destroys whatever is still connected after `graceMs`. */
+  closeConnections(graceMs: number): Promise<void>;
+  /** Closes Nest: module shutdown hooks, gRPC, socket.io, then the store (Redis). */
+  closeApp(): Promise<void>;
+}
+
+/**
+ * Graceful shutdown (issue "Operate it and show it"):
+ * 1. readiness flips: `/health/ready` answers 503 and gRPC health NOT_SERVING, so load
+ *    balancers stop routing here;
+ * 2. no new connections: listeners close, HTTP/2 and gRPC sessions get GOAWAY, and
+ *    requests still arriving on kept-alive HTTP/1.1 connections are turned away with
+ *    reconnect advice (see `registerDrainGate`);
+ * 3. every open stream is told to reconnect, each with its own random delay so the
+ *    clients of this instance do not come back in one burst: SSE `retry:` then
+ *    `event: end`, socket.io `end {retryAfterMs}` then the connection closes, gRPC
+ *    UNAVAILABLE, long-poll answered at once with `Retry-After`;
+ * 4. wait for the clients to leave, at most `drainMs`;
+ * 5. close what remains, then Nest (and with it the store's connection).
+ */
+export async function gracefulShutdown(steps: ShutdownSteps): Promise<void> {
+  const logger = new Logger('Shutdown');
+  const startedAt = performance.now();
+  steps.readiness.beginDrain();
+  steps.stopAccepting();
+  const streams = steps.bus.subscriberCount();
+  steps.bus.endAll(StreamEndReason.Shutdown, { reconnectJitterMs: steps.reconnectJitterMs });
+  steps.afterAdvice();
+  const deadline = startedAt + steps.drainMs;
+  while (openConnections(steps.bus) > 0 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
+  }
+  const left = openConnections(steps.bus);
+  logger.log(
+    `drained in ${Math.round(performance.now() - startedAt)} ms: ${streams} streams advised to reconnect, ${left} connections left`,
+  );
+  await steps.closeConnections(left > 0 ? CLOSE_GRACE_MS : 0);
+  await steps.closeApp();
+}
+
+function openConnections(bus: OrderEventBus): number {
+  let n = 0;
+  for (const count of bus.stats.connectionsByTransport.values()) n += count;
+  return n;
+}
+
+/** A reconnect delay for one client, spread like the ones `bus.endAll` advises. */
+function adviseMs(jitterMs: number): number {
+  return MIN_RECONNECT_ADVICE_MS + Math.floor(Math.random() * jitterMs);
+}
+
+/**
+ * Requests that reach the service while it drains (an HTTP/1.1 client reusing a kept-
+ * alive connection) get reconnect advice instead of a new stream: EventSource gets a
+ * well-formed stream with `retry:` and `end` (an error status would make it give up for
+ * good), everyone else 503 with Retry-After. Probes and metrics still answer, so the
+ * drain can be watched.
+ */
+export function registerDrainGate(
+  fastify: FastifyInstance,
+  readiness: Readiness,
+  reconnectJitterMs: number,
+): void {
+  fastify.addHook('onRequest', (req, reply, done) => {
+    if (readiness.state().phase !== 'draining' || /^\/(?:health|metrics)\b/.test(req.url)) {
+      done();
+      return;
+    }
+    const retryMs = adviseMs(reconnectJitterMs);
+    // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
+    if (req.raw.httpVersionMajor === 1) void reply.header('connection', 'close');
+    void reply.header('cache-control', 'no-store');
+    if ((req.headers.accept ?? '').includes('text/event-stream')) {
+      void reply
+        .status(200)
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .send(retryFrame(retryMs) + endFrame(StreamEndReason.Shutdown));
+      return;
+    }
+    void reply
+      .status(503)
+      .header('retry-after', String(Math.ceil(retryMs / 1000)))
+      .send(errorBody(new GatewayError(ErrorCode.Unavailable, 'the service is shutting down')));
+  });
+}

@@ -1,0 +1,23 @@
+import { Logger } from '@nestjs/common';
+import type { OrderStore } from '@app/event-bus';
+import { RedisOrderStore } from '@app/redis-store';
+import type { RedisConfig } from '../config/app-config';
+
+/**
+ * The Redis store when configured, else undefined (the bus module then uses the embedded
+ * in-memory store). Start-up waits for Redis up to the connect timeout, but never fails
+ * for it: the service starts not ready (GET /health/ready answers 503) and catches up
+ * when Redis appears, as it would after any outage.
+ */
+export async function createOrderStore(
+  redis: RedisConfig | undefined,
+): Promise<OrderStore | undefined> {
+  if (redis === undefined) return undefined;
+  const store = new RedisOrderStore(redis);
+  if (!(await store.whenUp(redis.connectTimeoutMs))) {
+    new Logger('OrderStore').warn(
+      `Redis not reachable at start-up (${redis.url ?? redis.clusterNodes.join(',')}): starting not ready`,
+    );
+  }
+  return store;
+}

@@ -1,0 +1,282 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadTlsMaterial } from '../../apps/order-status/src/http/dev-certificate';
+import {
+  instanceEnv,
+  NGINX_TEMPLATE,
+  nginxVariables,
+  renderTemplate,
+  STACK,
+  type StackInstance,
+  type StackSettings,
+} from './stack-settings';
+
+/** @default 15_000 ms for any one process of the stack to become ready */
+export const STACK_START_TIMEOUT_MS = 15_000;
+/** @default 5_000 ms between SIGTERM and SIGKILL when stopping */
+export const STACK_STOP_GRACE_MS = 5_000;
+
+export interface LocalStackOptions {
+  /** Repository root (where dist/ and deploy/ are). @default process.cwd() */
+  readonly rootDir?: string;
+  /** Any free loopback ports instead of the fixed ones (tests, or when they are taken). */
+  readonly freePorts?: boolean;
+  /** Variables for every instance on top of the stack's (e.g. LOG_LEVEL, SSE_RETRY_MS). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where each process's output goes, line by line. @default stderr with a prefix */
+  readonly log?: (source: string, line: string) => void;
+}
+
+export interface RunningInstance {
+  readonly name: string;
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  readonly process: ChildProcess;
+}
+
+export interface LocalStack {
+  readonly settings: StackSettings;
+  readonly instances: readonly RunningInstance[];
+  /** PEM of the certificate nginx presents (the service's development certificate). */
+  readonly tlsCert: string;
+  readonly urls: {
+    readonly http: string;
+    readonly https: string;
+    readonly grpc: string;
+    readonly redis: string;
+  };
+  /** Stops everything (instances first, then nginx, then Redis); idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The docker-compose topology as local processes on loopback: redis-server, two built
+ * service instances (`node dist/apps/order-status/main.js`) and nginx with the same
+ * configuration template. Everything it starts is stopped by `stop()`, and its files live
+ * in one temporary directory removed there.
+ */
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const root = resolve(opts.rootDir ?? process.cwd());
+  const main = join(root, 'dist/apps/order-status/main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const log = opts.log ?? ((source, line) => process.stderr.write(`[${source}] ${line}\n`));
+  const settings = opts.freePorts ? await withFreePorts(STACK) : STACK;
+  const work = mkdtempSync(join(tmpdir(), 'order-status-stack-'));
+  const children: ChildProcess[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Instances first (they drain their streams), then the proxy, then Redis.
+      for (const group of [children.slice(1, -1), children.slice(-1), children.slice(0, 1)]) {
+        await Promise.all(group.map((c) => terminate(c)));
+      }
+      rmSync(work, { recursive: true, force: true });
+    })());
+
+  try {
+    const redis = spawnLogged(
+      'redis',
+      'redis-server',
+      [
+        ...['--port', String(settings.redisPort), '--bind', '127.0.0.1', '--dir', work],
+        ...['--appendonly', 'yes', '--save', ''],
+      ],
+      {},
+      log,
+    );
+    children.push(redis);
+    await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
+
+    // The instances write the development certificate once; nginx presents the same one.
+    const certDir = join(root, '.certs');
+    const tls = await loadTlsMaterial({ devCertDir: certDir });
+    const instances: RunningInstance[] = [];
+    for (const instance of settings.instances) {
+      const env = {
+        ...instanceEnv(settings, instance, { bind: '127.0.0.1', redis: '127.0.0.1' }),
+        TLS_DEV_CERT_DIR: certDir,
+        ...opts.env,
+      };
+      const proc = spawnLogged(instance.name, process.execPath, [main], env, log);
+      children.push(proc);
+      await waitForOutput(proc, /"event":"listening"/, instance.name);
+      instances.push({ ...instance, process: proc });
+    }
+
+    const nginx = startNginx(root, work, settings, certDir, log);
+    children.push(nginx);
+    await waitForPort(settings.nginx.httpPort, nginx, 'nginx');
+
+    return {
+      settings,
+      instances,
+      tlsCert: tls.cert,
+      urls: {
+        http: `http://localhost:${settings.nginx.httpPort}`,
+        https: `https://localhost:${settings.nginx.httpsPort}`,
+        grpc: `localhost:${settings.nginx.grpcPort}`,
+        redis: `redis://127.0.0.1:${settings.redisPort}`,
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function startNginx(
+  root: string,
+  work: string,
+  settings: StackSettings,
+  certDir: string,
+  log: NonNullable<LocalStackOptions['log']>,
+): ChildProcess {
+  const template = readFileSync(join(root, NGINX_TEMPLATE), 'utf8');
+  const vars = nginxVariables(settings, () => '127.0.0.1', {
+    certFile: join(certDir, 'dev-cert.pem'),
+    keyFile: join(certDir, 'dev-key.pem'),
+  });
+  mkdirSync(join(work, 'conf.d'));
+  mkdirSync(join(work, 'temp'));
+  writeFileSync(join(work, 'conf.d', 'order-status.conf'), renderTemplate(template, vars));
+  // The top level the official image provides in docker-compose: here everything points
+  // into the stack's own directory, so no root-owned path is needed.
+  writeFileSync(
+    join(work, 'nginx.conf'),
+    [
+      'daemon off;',
+      'worker_processes 1;',
+      `pid ${join(work, 'nginx.pid')};`,
+      'error_log stderr warn;',
+      'events { worker_connections 1024; }',
+      'http {',
+      '  access_log off;',
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+        (t) => `  ${t}_temp_path ${join(work, 'temp', t)};`,
+      ),
+      `  include ${join(work, 'conf.d', '*.conf')};`,
+      '}',
+      '',
+    ].join('\n'),
+  );
+  return spawnLogged(
+    'nginx',
+    'nginx',
+    ['-p', work, '-c', join(work, 'nginx.conf'), '-e', 'stderr'],
+    {},
+    log,
+  );
+}
+
+function spawnLogged(
+  source: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  log: NonNullable<LocalStackOptions['log']>,
+): ChildProcess {
+  const proc = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [proc.stdout, proc.stderr]) {
+    let rest = '';
+    stream?.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') log(source, line);
+    });
+  }
+  // Without a listener a missing binary would throw from an 'error' event.
+  proc.on('error', (err) => log(source, `failed: ${err.message}`));
+  return proc;
+}
+
+/** Resolves once `pattern` appears in the process output; rejects if it exits first. */
+function waitForOutput(proc: ChildProcess, pattern: RegExp, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      proc.stdout?.off('data', onData);
+      proc.off('exit', onExit);
+      proc.off('error', done);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onData = (chunk: string) => {
+      seen += chunk;
+      if (pattern.test(seen)) done();
+    };
+    const onExit = (code: number | null) =>
+      done(new Error(`${what} exited (${code}) before ready`));
+    const timer = setTimeout(
+      () => done(new Error(`${what} not ready after ${STACK_START_TIMEOUT_MS} ms`)),
+      STACK_START_TIMEOUT_MS,
+    );
+    proc.stdout?.on('data', onData);
+    proc.once('exit', onExit);
+    proc.once('error', done);
+  });
+}
+
+/** Resolves once something accepts connections on the port (nginx says nothing when up). */
+async function waitForPort(port: number, proc: ChildProcess, what: string): Promise<void> {
+  const deadline = Date.now() + STACK_START_TIMEOUT_MS;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode})`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`${what} not listening on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
+function terminate(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), STACK_STOP_GRACE_MS);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** The same topology on ports the OS hands out. */
+async function withFreePorts(settings: StackSettings): Promise<StackSettings> {
+  const instances: StackInstance[] = [];
+  for (const i of settings.instances) {
+    instances.push({ ...i, httpPort: await freePort(), grpcPort: await freePort() });
+  }
+  return {
+    ...settings,
+    redisPort: await freePort(),
+    nginx: { httpPort: await freePort(), httpsPort: await freePort(), grpcPort: await freePort() },
+    instances,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * The demo stack's topology and settings, in one place: `npm run stack` starts exactly
+ * this as local processes, and docker-compose.yml declares the same values (a test,
+ * test/stack/stack-config.e2e-spec.ts, keeps the two in step).
+ */
+export interface StackInstance {
+  /** Service name in docker-compose.yml. */
+  readonly name: string;
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  /** Extra variables for this instance only. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface StackSettings {
+  /** Not 6379: a Redis already running on the machine must never be touched. */
+  readonly redisPort: number;
+  readonly nginx: {
+    readonly httpPort: number;
+    readonly httpsPort: number;
+    readonly grpcPort: number;
+  };
+  readonly instances: readonly StackInstance[];
+  /** Variables every instance gets (REDIS_URL, HOST and the ports are added per instance). */
+  readonly appEnv: Readonly<Record<string, string>>;
+}
+
+/** The nginx configuration template both stacks render. */
+export const NGINX_TEMPLATE = 'deploy/nginx/order-status.conf.template';
+
+export const STACK: StackSettings = {
+  redisPort: 6390,
+  nginx: { httpPort: 8080, httpsPort: 8443, grpcPort: 9443 },
+  instances: [
+    // One simulator is enough: both instances deliver every order's events.
+    { name: 'app1', httpPort: 3001, grpcPort: 50061, env: { SIMULATOR_ENABLED: 'true' } },
+    { name: 'app2', httpPort: 3002, grpcPort: 50062, env: { SIMULATOR_ENABLED: 'false' } },
+  ],
+  appEnv: {
+    // TLS ends at nginx, which talks HTTP/1.1 and cleartext h2 (gRPC) to the instances;
+    // their own TLS port is left on a free port, unused (with HTTPS_PORT=-1 the plain
+    // port answered nothing at the time of writing: see the README).
+    HTTPS_PORT: '0',
+    LOG_LEVEL: 'info',
+    REDIS_KEY_PREFIX: 'os',
+    SIMULATOR_ORDERS: '20',
+    SIMULATOR_RATE: '0.5',
+    // Let the demo page's origin through nginx (socket.io checks Origin).
+    WS_CORS_ORIGINS: 'http://localhost:8080,https://localhost:8443',
+  },
+};
+
+/** The environment of one instance; `hosts` says where Redis is and what to bind. */
+export function instanceEnv(
+  settings: StackSettings,
+  instance: StackInstance,
+  hosts: { readonly bind: string; readonly redis: string },
+): Record<string, string> {
+  return {
+    ...settings.appEnv,
+    ...instance.env,
+    HOST: hosts.bind,
+    HTTP_PORT: String(instance.httpPort),
+    GRPC_PORT: String(instance.grpcPort),
+    REDIS_URL: `redis://${hosts.redis}:${settings.redisPort}`,
+  };
+}
+
+/** The variables the nginx template uses; `hostOf` names an instance's address. */
+export function nginxVariables(
+  settings: StackSettings,
+  hostOf: (instance: StackInstance) => string,
+  tls: { readonly certFile: string; readonly keyFile: string },
+): Record<string, string> {
+  const [one, two] = settings.instances;
+  return {
+    NGINX_HTTP_PORT: String(settings.nginx.httpPort),
+    NGINX_HTTPS_PORT: String(settings.nginx.httpsPort),
+    NGINX_GRPC_PORT: String(settings.nginx.grpcPort),
+    APP1_HTTP: `${hostOf(one)}:${one.httpPort}`,
+    APP2_HTTP: `${hostOf(two)}:${two.httpPort}`,
+    APP1_GRPC: `${hostOf(one)}:${one.grpcPort}`,
+    APP2_GRPC: `${hostOf(two)}:${two.grpcPort}`,
+    TLS_CERT_FILE: tls.certFile,
+    TLS_KEY_FILE: tls.keyFile,
+  };
+}
+
+/** Replaces `${NAME}` for the given names only (nginx's own `$vars` stay), like envsubst. */
+export function renderTemplate(template: string, vars: Readonly<Record<string, string>>): string {
+  return template.replace(/\$\{([A-Z0-9_]+)\}/g, (_whole, name: string) => {
+    const value = vars[name];
+    if (value === undefined) throw new Error(`nginx template variable ${name} has no value`);
+    return value;
+  });
+}

@@ -1,0 +1,86 @@
+import { ErrorCode, GatewayError } from '@app/contracts';
+import { Scope } from './scopes';
+import {
+  forgeToken,
+  rejectedTokens,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  TEST_SECRET,
+  testClaims,
+  testKeys,
+} from './testing/token-fixtures';
+import { TokenVerifier } from './token-verifier';
+
+describe('TokenVerifier', () => {
+  let verifier: TokenVerifier;
+  beforeAll(async () => {
+    verifier = await TokenVerifier.create({
+      hs256Secret: TEST_SECRET,
+      jwks: testKeys().jwks,
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      clockToleranceS: 0,
+    });
+  });
+
+  it.each(['HS256', 'RS256', 'ES256'] as const)('accepts a valid %s token', async (alg) => {
+    const key =
+      alg === 'HS256'
+        ? TEST_SECRET
+        : alg === 'RS256'
+          ? testKeys().rsaPrivate
+          : testKeys().ecPrivate;
+    const claims = testClaims({ sub: 'alice', scopes: ['orders:read', 'unknown:scope'] });
+    const p = await verifier.verify(forgeToken(claims, alg, key));
+    expect(p.subject).toBe('alice');
+    expect([...p.scopes]).toEqual([Scope.OrdersRead]);
+    expect(p.expiresAtMs).toBe((claims.exp as number) * 1000);
+  });
+
+  it.each(Object.entries(rejectedTokens()).filter(([, t]) => t !== undefined))(
+    'refuses %s with Unauthenticated',
+    async (_name, token) => {
+      const err = await verifier.verify(token as string).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GatewayError);
+      expect((err as GatewayError).code).toBe(ErrorCode.Unauthenticated);
+    },
+  );
+
+  it('pins algorithms per key: an RS256 token claiming the EC key, and HS256 with only a JWKS, fail', async () => {
+    const rsClaimingEc = forgeToken(testClaims(), 'RS256', testKeys().rsaPrivate, { kid: 'ec-1' });
+    await expect(verifier.verify(rsClaimingEc)).rejects.toMatchObject({
+      code: ErrorCode.Unauthenticated,
+    });
+    const jwksOnly = await TokenVerifier.create({
+      jwks: testKeys().jwks,
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+    });
+    await expect(jwksOnly.verify(forgeToken(testClaims()))).rejects.toMatchObject({
+      code: ErrorCode.Unauthenticated,
+      message: 'token algorithm not allowed',
+    });
+  });
+
+  it('honours the clock tolerance on exp and adds it to expiresAtMs', async () => {
+    const lenient = await TokenVerifier.create({
+      hs256Secret: TEST_SECRET,
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      clockToleranceS: 30,
+    });
+    const claims = { ...testClaims(), exp: Math.floor(Date.now() / 1000) - 10 };
+    const p = await lenient.verify(forgeToken(claims));
+    expect(p.expiresAtMs).toBe((claims.exp + 30) * 1000);
+  });
+
+  it('refuses JWKS keys without a pinned alg, private keys and short secrets at start-up', async () => {
+    const { jwks } = testKeys();
+    const unpinned = { keys: jwks.keys.map(({ alg: _alg, ...k }) => k) };
+    await expect(TokenVerifier.create({ jwks: unpinned })).rejects.toThrow(/alg/);
+    await expect(TokenVerifier.create({ hs256Secret: 'short' })).rejects.toThrow(/32 bytes/);
+    await expect(
+      TokenVerifier.create({ jwks: { keys: [{ ...jwks.keys[0], d: 'x' }] } }),
+    ).rejects.toThrow(/private/);
+  });
+});

@@ -1,0 +1,3 @@
+export * from './redis-keys';
+export * from './redis-store-options';
+export * from './redis-order-store';

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Subject, type Observable } from 'rxjs';
+import {
+  canTransition,
+  ErrorCode,
+  GatewayError,
+  isOrderStatus,
+  isTerminalStatus,
+  nowUs,
+  ORDER_STATUSES,
+  type OrderSnapshot,
+  type OrderStatusChanged,
+} from '@app/contracts';
+import { OrderStore, StoreResync, type PublishCommand, type StoreHealth } from '@app/event-bus';
+import { redisKeys, type RedisKeys } from './redis-keys';
+import { PUBLISH_SCRIPT, READ_HISTORY_SCRIPT, type LuaScript } from './redis-scripts';
+import {
+  resolveRedisStoreOptions,
+  type RedisStoreOptions,
+  type ResolvedRedisStoreOptions,
+} from './redis-store-options';
+
+type Client = Redis | Cluster;
+
+/** Snapshot fields the store owns; any other hash field is an extra attribute. */
+const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs']);
+/** Messages kept while the feed resyncs; beyond that the catch-up reads them from Redis. */
+const MAX_HELD_MESSAGES = 10_000;
+/** Pause before retrying a resync that failed while both connections looked ready. */
+const RESYNC_RETRY_MS = 200;
+
+/** The feed from Redis pub/sub into `events$`. */
+type FeedState = 'down' | 'syncing' | 'live';
+
+/**
+ * The shared store for several instances. Publishing is one Lua script (seq, snapshot,
+ * capped history, expiry, PUBLISH), so seqs stay unique and gap-free across instances.
+ * Every instance listens on a dedicated subscriber connection and feeds its local bus.
+ *
+ * Pub/sub is at-most-once, so whenever the subscriber connection comes back the store
+ * resubscribes, compares the data set's epoch with the one it knew, and tells the bus
+ * (`resync$`: catch up from history, or reset because Redis lost its data) before it
+ * lets any new message through. Commands never wait for a connection: with no offline
+ * queue and a command timeout, a publish during an outage fails at once with
+ * Unavailable (503 / UNAVAILABLE) instead of piling up.
+ *
+ * Extra publish-command fields (e.g. `ownerId`) with string, number or boolean values are
+ * stored as fields of the order hash when the order is created (later publishes cannot
+ * change them) and come back, as strings, in the snapshot.
+ */
+export class RedisOrderStore extends OrderStore {
+  private readonly published = new Subject<OrderStatusChanged>();
+  private readonly resyncs = new Subject<StoreResync>();
+  readonly events$: Observable<OrderStatusChanged> = this.published.asObservable();
+  readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
+
+  readonly options: ResolvedRedisStoreOptions;
+  private readonly keys: RedisKeys;
+  private readonly cmd: Client;
+  private readonly sub: Client;
+  private readonly logger = new Logger('RedisOrderStore');
+  private epoch?: string;
+  private feed: FeedState = 'down';
+  private syncing = false;
+  private held: string[] = [];
+  private retryTimer?: NodeJS.Timeout;
+  private closed = false;
+  private reportedDown = false;
+  private readonly upWaiters = new Set<() => void>();
+
+  constructor(opts: RedisStoreOptions) {
+    super();
+    this.options = resolveRedisStoreOptions(opts);
+    this.keys = redisKeys(this.options.keyPrefix);
+    const o = this.options;
+    const redisOptions: RedisOptions = {
+      // Fail fast while disconnected: no offline queue, one retry, a command timeout.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: o.commandTimeoutMs,
+      connectTimeout: o.connectTimeoutMs,
+      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs),
+      // The store subscribes itself on every 'ready', then resyncs: see sync().
+      autoResubscribe: false,
+    };
+    if (o.clusterNodes.length > 0) {
+      const cluster = new Cluster([...o.clusterNodes], {
+        redisOptions,
+        enableOfflineQueue: false,
+        clusterRetryStrategy: (times) =>
+          Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs),
+      });
+      this.cmd = cluster;
+      this.sub = cluster.duplicate();
+    } else {
+      this.cmd = new Redis(o.url as string, redisOptions);
+      this.sub = new Redis(o.url as string, redisOptions);
+    }
+    for (const client of [this.cmd, this.sub]) {
+      client.on('ready', () => this.trySync());
+      client.on('close', () => this.onClose(client));
+      // ioredis reports every failed attempt; one line per outage is enough (onClose).
+      client.on('error', (err: Error) => this.logger.debug?.(`redis: ${err.message}`));
+    }
+    this.sub.on('message', (_channel: string, message: string) => this.onMessage(message));
+  }
+
+  health(): StoreHealth {
+    return this.cmd.status === 'ready' && this.feed === 'live' ? 'up' : 'down';
+  }
+
+  /** Resolves true once the store is up, false after `timeoutMs` (start-up waits on it). */
+  whenUp(timeoutMs: number): Promise<boolean> {
+    if (this.health() === 'up') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (up: boolean) => {
+        clearTimeout(timer);
+        this.upWaiters.delete(onUp);
+        resolve(up);
+      };
+      const onUp = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.upWaiters.add(onUp);
+    });
+  }
+
+  async publish(command: PublishCommand): Promise<OrderStatusChanged> {
+    const { orderId, status, paddingBytes, ...attributes } = command;
+    const publishedAtUs = nowUs();
+    const body = {
+      status,
+      publishedAtUs,
+      ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
+    };
+    const allowedFrom = `,${ORDER_STATUSES.filter((s) => canTransition(s, status)).join(',')},`;
+    const ttlMs = isTerminalStatus(status)
+      ? this.options.terminalRetentionMs
+      : this.options.idleTtlMs;
+    const reply = (await this.run(
+      PUBLISH_SCRIPT,
+      [this.keys.order(orderId), this.keys.history(orderId)],
+      [
+        status,
+        canTransition(undefined, status) ? '1' : '0',
+        allowedFrom,
+        String(publishedAtUs),
+        `{"orderId":${JSON.stringify(orderId)},"seq":`,
+        `,${JSON.stringify(body).slice(1)}`,
+        String(this.options.historySize),
+        this.keys.channel,
+        String(ttlMs),
+        ...attributeArgs(attributes),
+      ],
+    )) as [string, number | string | undefined];
+    switch (reply[0]) {
+      case 'ok':
+        return { orderId, seq: Number(reply[1]), ...body };
+      case 'not_found':
+        throw new GatewayError(
+          ErrorCode.NotFound,
+          `order ${orderId} does not exist; it must be published as created first`,
+        );
+      default:
+        throw new GatewayError(
+          ErrorCode.FailedPrecondition,
+          `order ${orderId} cannot move from ${String(reply[1])} to ${status}`,
+        );
+    }
+  }
+
+  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+    const fields = await this.call(() => this.cmd.hgetall(this.keys.order(orderId)));
+    if (fields.seq === undefined || !isOrderStatus(fields.status)) return undefined;
+    const attributes: Record<string, string> = {};
+    for (const [k, v] of Object.entries(fields)) if (!OWN_FIELDS.has(k)) attributes[k] = v;
+    return {
+      ...attributes,
+      orderId,
+      status: fields.status,
+      lastSeq: Number(fields.seq),
+      updatedAtUs: Number(fields.updatedAtUs),
+    };
+  }
+
+  async readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+    const [lastSeq, firstSeq, list] = (await this.run(
+      READ_HISTORY_SCRIPT,
+      [this.keys.order(orderId), this.keys.history(orderId)],
+      [String(afterSeq)],
+    )) as [number, number, string[]];
+    if (afterSeq >= lastSeq) return [];
+    if (afterSeq + 1 < firstSeq) return undefined;
+    return list.map((json) => JSON.parse(json) as OrderStatusChanged);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.feed = 'down';
+    this.cmd.disconnect();
+    this.sub.disconnect();
+    this.published.complete();
+    this.resyncs.complete();
+  }
+
+  /** Runs a script by SHA, loading it on first use (or after a Redis restart). */
+  private run(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    return this.call(async () => {
+      try {
+        return await this.cmd.evalsha(script.sha1, script.numberOfKeys, ...keys, ...args);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        return this.cmd.eval(script.lua, script.numberOfKeys, ...keys, ...args);
+      }
+    });
+  }
+
+  /** Every Redis failure becomes Unavailable: clients retry, the service stays up. */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      throw new GatewayError(
+        ErrorCode.Unavailable,
+        `order store unavailable: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  private onMessage(message: string): void {
+    if (this.feed === 'live') this.emit(message);
+    else if (this.feed === 'syncing' && this.held.length < MAX_HELD_MESSAGES)
+      this.held.push(message);
+    // Dropped otherwise: the resync that ends the outage reads what is missing from Redis.
+  }
+
+  private emit(message: string): void {
+    let event: OrderStatusChanged;
+    try {
+      event = JSON.parse(message) as OrderStatusChanged;
+    } catch {
+      this.logger.warn(`ignoring a malformed message on ${this.keys.channel}`);
+      return;
+    }
+    this.published.next(event);
+  }
+
+  private onClose(client: Client): void {
+    if (this.closed) return;
+    if (client === this.sub) {
+      this.feed = 'down';
+      this.held = [];
+    }
+    if (!this.reportedDown) {
+      this.reportedDown = true;
+      this.logger.warn('Redis connection lost: publishes answer 503 until it is back');
+    }
+  }
+
+  /** Starts a resync once both connections are ready and the feed is not live. */
+  private trySync(): void {
+    if (this.closed || this.syncing || this.feed === 'live') return;
+    if (this.sub.status !== 'ready' || this.cmd.status !== 'ready') {
+      // Hold messages already: they must not overtake the resync when it comes.
+      if (this.sub.status === 'ready') this.feed = 'syncing';
+      return;
+    }
+    this.feed = 'syncing';
+    this.syncing = true;
+    this.sync().then(
+      () => {
+        this.syncing = false;
+      },
+      (err: unknown) => {
+        this.syncing = false;
+        this.logger.debug?.(`resync failed: ${err instanceof Error ? err.message : String(err)}`);
+        clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => this.trySync(), RESYNC_RETRY_MS);
+        this.retryTimer.unref();
+      },
+    );
+  }
+
+  /**
+   * Subscribes, then reads the epoch, then tells the bus, then lets held messages
+   * through, in that order: anything published after the subscription is active arrives
+   * as a message, anything before it is in Redis when the bus reads it.
+   */
+  private async sync(): Promise<void> {
+    await this.sub.subscribe(this.keys.channel);
+    // A fresh id every time: an instance that re-created the epoch after a data loss must
+    // not write back the value others knew, or they would miss the loss.
+    await this.cmd.set(this.keys.epoch, randomUUID(), 'NX');
+    const current = await this.cmd.get(this.keys.epoch);
+    if (this.closed || this.feed !== 'syncing' || current === null) {
+      throw new Error('connection changed during resync');
+    }
+    const lost = this.epoch !== undefined && current !== this.epoch;
+    this.epoch = current;
+    if (lost) this.logger.warn('Redis lost its data (new epoch): clients get an explicit reset');
+    else if (this.reportedDown) this.logger.log('Redis connection restored: catching up');
+    this.reportedDown = false;
+    this.resyncs.next(lost ? StoreResync.DataLost : StoreResync.CatchUp);
+    this.feed = 'live';
+    for (const message of this.held.splice(0)) this.emit(message);
+    for (const up of [...this.upWaiters]) up();
+  }
+}
+
+/** Extra command fields as hash field/value pairs (objects are not attributes). */
+function attributeArgs(attributes: object): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(attributes)) {
+    if (v === undefined || v === null) continue;
+    if (OWN_FIELDS.has(k)) throw new TypeError(`publish attribute ${k} is reserved`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+      throw new TypeError(`publish attribute ${k} must be a string, number or boolean`);
+    }
+    out.push(k, String(v));
+  }
+  return out;
+}

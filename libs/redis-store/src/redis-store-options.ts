@@ -1,0 +1,89 @@
+/** @default 'os' prefix of every key and channel */
+export const DEFAULT_REDIS_KEY_PREFIX = 'os';
+/** @default 1_000 events kept per order in Redis for resume on any instance */
+export const DEFAULT_REDIS_HISTORY_SIZE = 1_000;
+/** @default 1_000 ms before a command to a hung Redis fails (publish then answers 503) */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
+/** @default 2_000 ms to establish a connection */
+export const DEFAULT_REDIS_CONNECT_TIMEOUT_MS = 2_000;
+/** @default 1_000 ms longest wait between reconnection attempts */
+export const DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS = 1_000;
+/** @default 300_000 ms a delivered/cancelled order stays in Redis (as in the in-memory store) */
+export const DEFAULT_REDIS_TERMINAL_RETENTION_MS = 300_000;
+/** @default 604_800_000 ms (7 days) an order that stops changing stays in Redis */
+export const DEFAULT_REDIS_IDLE_TTL_MS = 604_800_000;
+
+/** Where Redis is: one server (`url`) or a cluster (`clusterNodes`, which wins). */
+export interface RedisStoreOptions {
+  /** `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). */
+  url?: string;
+  /** Cluster seed nodes as `host:port`; when given, ioredis Cluster is used. */
+  clusterNodes?: readonly string[];
+  /** Prefix of every key and channel. @default 'os' */
+  keyPrefix?: string;
+  /** Events kept per order for resume. @default 1_000 */
+  historySize?: number;
+  /** @default 1_000 */
+  commandTimeoutMs?: number;
+  /** @default 2_000 */
+  connectTimeoutMs?: number;
+  /** @default 1_000 */
+  reconnectMaxDelayMs?: number;
+  /** @default 300_000 */
+  terminalRetentionMs?: number;
+  /** @default 604_800_000 */
+  idleTtlMs?: number;
+}
+
+export interface ResolvedRedisStoreOptions {
+  readonly url?: string;
+  readonly clusterNodes: readonly { host: string; port: number }[];
+  readonly keyPrefix: string;
+  readonly historySize: number;
+  readonly commandTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly reconnectMaxDelayMs: number;
+  readonly terminalRetentionMs: number;
+  readonly idleTtlMs: number;
+}
+
+export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedisStoreOptions {
+  const clusterNodes = (opts.clusterNodes ?? []).map(parseHostPort);
+  if (opts.url === undefined && clusterNodes.length === 0) {
+    throw new TypeError('the Redis store needs a url or cluster nodes');
+  }
+  const resolved: ResolvedRedisStoreOptions = {
+    url: opts.url,
+    clusterNodes,
+    keyPrefix: opts.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX,
+    historySize: opts.historySize ?? DEFAULT_REDIS_HISTORY_SIZE,
+    commandTimeoutMs: opts.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
+    reconnectMaxDelayMs: opts.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
+    terminalRetentionMs: opts.terminalRetentionMs ?? DEFAULT_REDIS_TERMINAL_RETENTION_MS,
+    idleTtlMs: opts.idleTtlMs ?? DEFAULT_REDIS_IDLE_TTL_MS,
+  };
+  for (const key of [
+    'historySize',
+    'commandTimeoutMs',
+    'connectTimeoutMs',
+    'reconnectMaxDelayMs',
+    'terminalRetentionMs',
+    'idleTtlMs',
+  ] as const) {
+    if (!Number.isInteger(resolved[key]) || resolved[key] < 1) {
+      throw new TypeError(`${key} must be an integer >= 1`);
+    }
+  }
+  return resolved;
+}
+
+/** `host:port` or `[v6]:port`. */
+export function parseHostPort(node: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(node.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port < 1 || port > 65_535) {
+    throw new TypeError(`Redis node ${JSON.stringify(node)} must be host:port`);
+  }
+  return { host: m[1] ?? m[2], port };
+}

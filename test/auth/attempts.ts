@@ -1,0 +1,196 @@
+import { Metadata, type StatusObject } from '@grpc/grpc-js';
+import { request } from 'undici';
+import { ErrorCode, type ErrorBody } from '@app/contracts';
+import {
+  collect,
+  orderStatusClient,
+  seqsOf,
+  type OrderStatusClient,
+} from '../grpc/grpc-test-client';
+import { openSseH1 } from '../support/sse-stream';
+import type { TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { ClientPool, type RecordingClient } from '../ws/orders-client';
+
+/** Every way a client can ask for an order's events (or publish), one attempt each. */
+export const TRANSPORTS = [
+  'sse',
+  'long-poll',
+  'snapshot',
+  'publish',
+  'grpc-subscribe',
+  'grpc-get',
+  'grpc-publish',
+  'ws-websocket',
+  'ws-polling',
+] as const;
+export type AttemptTransport = (typeof TRANSPORTS)[number];
+
+/** What one attempt got: the error code (or 'ok') and how many events reached it. */
+export interface Outcome {
+  readonly code: ErrorCode | 'ok';
+  /** The transport's own status: HTTP status, gRPC code, or the socket.io error code. */
+  readonly status: number | string;
+  readonly events: number;
+}
+
+const GRPC_TO_CODE: Record<number, ErrorCode | 'ok'> = {
+  0: 'ok',
+  // CANCELLED: the stream was open and the attempt cancelled it after its look.
+  1: 'ok',
+  3: ErrorCode.InvalidArgument,
+  5: ErrorCode.NotFound,
+  7: ErrorCode.PermissionDenied,
+  8: ErrorCode.ResourceExhausted,
+  16: ErrorCode.Unauthenticated,
+};
+
+/**
+ * Runs attempts against one test app with arbitrary tokens (`undefined`: none). Streams
+ * that open are closed at once after a short look; what matters is the code and that no
+ * event arrived.
+ */
+export class Attempts {
+  private readonly pool = new ClientPool();
+  private readonly grpc: OrderStatusClient;
+
+  constructor(private readonly app: TestApp) {
+    this.grpc = orderStatusClient(app.grpcAddress, {}, null);
+  }
+
+  /** A unary call with explicit metadata (the client's own interceptor is off: token null). */
+  private unary(method: 'getOrder' | 'updateStatus', req: object, md: Metadata): Promise<void> {
+    const fn = (this.grpc as unknown as Record<string, UnaryFn>)[method].bind(this.grpc);
+    return new Promise((resolve, reject) =>
+      fn(req, md, { deadline: Date.now() + 5_000 }, (err) => (err ? reject(err) : resolve())),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.grpc.close();
+    await this.pool.closeAll();
+  }
+
+  async run(
+    transport: AttemptTransport,
+    orderId: string,
+    token: string | undefined,
+    afterSeq = 0,
+  ): Promise<Outcome> {
+    const auth: Record<string, string> = {
+      authorization: token === undefined ? '' : `Bearer ${token}`,
+    };
+    switch (transport) {
+      case 'sse': {
+        const s = await openSseH1(
+          `${this.app.httpUrl}/v1/orders/${orderId}/stream?after=${afterSeq}`,
+          auth,
+        );
+        if (s.status !== 200) {
+          await s.ended;
+          return httpOutcome(s.status, s.body(), s.events().length);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+        s.close();
+        return { code: 'ok', status: 200, events: s.events().length };
+      }
+      case 'long-poll':
+      case 'snapshot':
+      case 'publish': {
+        const path =
+          transport === 'long-poll'
+            ? `/v1/orders/${orderId}/events?after=${afterSeq}&wait=0`
+            : transport === 'snapshot'
+              ? `/v1/orders/${orderId}`
+              : `/v1/orders/${orderId}/status`;
+        const headers: Record<string, string> =
+          token === undefined ? {} : { authorization: auth.authorization };
+        const res = await request(`${this.app.httpUrl}${path}`, {
+          method: transport === 'publish' ? 'POST' : 'GET',
+          headers:
+            transport === 'publish' ? { ...headers, 'content-type': 'application/json' } : headers,
+          ...(transport === 'publish' ? { body: JSON.stringify({ status: 'paid' }) } : {}),
+        });
+        const text = await res.body.text();
+        const events =
+          transport === 'long-poll' && res.statusCode === 200
+            ? (JSON.parse(text) as { events: unknown[] }).events.length
+            : 0;
+        return httpOutcome(res.statusCode, text, events);
+      }
+      case 'grpc-subscribe': {
+        const md = new Metadata();
+        if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+        const subscribe = this.grpc.subscribe.bind(this.grpc) as unknown as (
+          req: object,
+          md: Metadata,
+        ) => ReturnType<OrderStatusClient['subscribe']>;
+        const call = subscribe({ orderId, afterSeq }, md);
+        const c = collect(call, 5_000);
+        const timer = setTimeout(() => call.cancel(), 300);
+        const status: StatusObject = await c.status;
+        clearTimeout(timer);
+        const code = GRPC_TO_CODE[status.code] ?? ErrorCode.Internal;
+        return { code, status: status.code, events: seqsOf(c.items).length };
+      }
+      case 'grpc-get':
+      case 'grpc-publish': {
+        const md = new Metadata();
+        if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+        try {
+          if (transport === 'grpc-get') await this.unary('getOrder', { orderId }, md);
+          else await this.unary('updateStatus', { orderId, status: 2 }, md);
+          return { code: 'ok', status: 0, events: 0 };
+        } catch (err) {
+          const code = (err as { code: number }).code;
+          return { code: GRPC_TO_CODE[code] ?? ErrorCode.Internal, status: code, events: 0 };
+        }
+      }
+      case 'ws-websocket':
+      case 'ws-polling': {
+        let client: RecordingClient;
+        try {
+          client = await this.pool.connect(this.app.httpUrl, {
+            transport: transport === 'ws-websocket' ? 'websocket' : 'polling',
+            token: token ?? null,
+          });
+        } catch (err) {
+          const data = (err as { data?: { code: ErrorCode } }).data;
+          return {
+            code: data?.code ?? ErrorCode.Internal,
+            status: data?.code ?? 'none',
+            events: 0,
+          };
+        }
+        const ack = await client.subscribe(orderId, afterSeq);
+        if (ack.ok) {
+          await new Promise((r) => setTimeout(r, 50));
+          return { code: 'ok', status: 'ok', events: client.statuses(orderId).length };
+        }
+        return {
+          code: ack.error.code,
+          status: ack.error.code,
+          events: client.statuses(orderId).length,
+        };
+      }
+    }
+  }
+}
+
+type UnaryFn = (req: unknown, md: Metadata, opts: object, cb: (err: Error | null) => void) => void;
+
+function httpOutcome(status: number, body: string, events: number): Outcome {
+  if (status === 200 || status === 201 || status === 204) return { code: 'ok', status, events };
+  let code: ErrorCode | 'ok' = ErrorCode.Internal;
+  try {
+    code = (JSON.parse(body) as ErrorBody).error.code;
+  } catch {
+    // Not our error body: leave it as internal, which fails the assertion visibly.
+  }
+  return { code, status, events };
+}
+
+/** Waits until the app holds no subscription at all (nothing leaked by a refused attempt). */
+export async function noSubscriptions(app: TestApp): Promise<void> {
+  await waitFor(() => app.bus.subscriberCount() === 0, 'no bus subscription left');
+}

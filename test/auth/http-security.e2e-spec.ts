@@ -1,0 +1,175 @@
+import { request } from 'undici';
+import { OrderStatus } from '@app/contracts';
+import { authorizedEventSource } from '../support/event-source';
+import { openSseH1 } from '../support/sse-stream';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { ClientPool } from '../ws/orders-client';
+import { EventSource } from 'eventsource';
+
+async function ticketFor(app: TestApp, orderId: string, token = app.defaultToken): Promise<string> {
+  const res = await request(`${app.httpUrl}/v1/stream-tickets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ orderId }),
+  });
+  expect(res.statusCode).toBe(201);
+  const body = (await res.body.json()) as { ticket: string; streamPath: string };
+  expect(body.streamPath).toBe(`/v1/orders/${orderId}/stream?ticket=${body.ticket}`);
+  return body.ticket;
+}
+
+describe('EventSource credentials: single-use tickets and the session cookie', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await startTestApp({ AUTH_STREAM_TICKET_TTL_S: '1' });
+  });
+  afterEach(() => app.close());
+
+  it('a ticket opens one stream once, for its order only, and not after it expires', async () => {
+    await app.createOrder('t-1', OrderStatus.Paid);
+    await app.createOrder('t-2');
+    const ticket = await ticketFor(app, 't-1');
+    const first = await openSseH1(`${app.httpUrl}/v1/orders/t-1/stream?ticket=${ticket}`, {
+      authorization: '',
+    });
+    expect(first.status).toBe(200);
+    await first.waitFor(() => first.events().length === 2, 'events');
+    first.close();
+    const again = await openSseH1(`${app.httpUrl}/v1/orders/t-1/stream?ticket=${ticket}`, {
+      authorization: '',
+    });
+    expect(again.status).toBe(401);
+    await again.ended;
+    expect(again.events()).toEqual([]);
+
+    const other = await ticketFor(app, 't-1');
+    const wrongOrder = await openSseH1(`${app.httpUrl}/v1/orders/t-2/stream?ticket=${other}`, {
+      authorization: '',
+    });
+    expect(wrongOrder.status).toBe(401);
+
+    const late = await ticketFor(app, 't-1');
+    await new Promise((r) => setTimeout(r, 1_100));
+    const expired = await openSseH1(`${app.httpUrl}/v1/orders/t-1/stream?ticket=${late}`, {
+      authorization: '',
+    });
+    expect(expired.status).toBe(401);
+    await expired.ended;
+    expect(JSON.parse(expired.body())).toMatchObject({ error: { code: 'unauthenticated' } });
+  });
+
+  it('a browser-style EventSource (no headers) streams with a ticket', async () => {
+    await app.createOrder('t-es', OrderStatus.Paid);
+    const ticket = await ticketFor(app, 't-es');
+    const es = new EventSource(`${app.httpUrl}/v1/orders/t-es/stream?ticket=${ticket}`);
+    const seen: number[] = [];
+    es.addEventListener('status', (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
+    await waitFor(() => seen.length === 2, 'ticketed EventSource receives');
+    es.close();
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it('POST /v1/session sets an HttpOnly SameSite cookie the SSE route accepts; DELETE clears it', async () => {
+    await app.createOrder('c-1');
+    const res = await request(`${app.httpUrl}/v1/session`, {
+      method: 'POST',
+      headers: app.authHeaders,
+    });
+    expect(res.statusCode).toBe(200);
+    const setCookie = String(res.headers['set-cookie']);
+    expect(setCookie).toMatch(/^order_status_token=[^;]+;/);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Strict/i);
+    expect(setCookie).toMatch(/Path=\/v1\//);
+    const cookie = setCookie.split(';')[0];
+    const s = await openSseH1(`${app.httpUrl}/v1/orders/c-1/stream`, { authorization: '', cookie });
+    expect(s.status).toBe(200);
+    await s.waitFor(() => s.events().length === 1, 'cookie stream');
+    s.close();
+    // The cookie is for EventSource's GET only: a POST with it alone is refused (CSRF).
+    const post = await request(`${app.httpUrl}/v1/orders/c-1/status`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'paid' }),
+    });
+    expect(post.statusCode).toBe(401);
+    const del = await request(`${app.httpUrl}/v1/session`, {
+      method: 'DELETE',
+      headers: app.authHeaders,
+    });
+    expect(del.statusCode).toBe(204);
+    expect(String(del.headers['set-cookie'])).toMatch(/order_status_token=;/);
+  });
+
+  it('authorizedEventSource is only a test convenience: a header-less EventSource is refused', async () => {
+    await app.createOrder('c-2');
+    const es = new EventSource(`${app.httpUrl}/v1/orders/c-2/stream`);
+    await waitFor(() => es.readyState === EventSource.CLOSED, 'refused EventSource gives up');
+    es.close();
+    const ok = authorizedEventSource(`${app.httpUrl}/v1/orders/c-2/stream`);
+    await waitFor(() => ok.readyState === EventSource.OPEN, 'authorized EventSource opens');
+    ok.close();
+  });
+});
+
+describe('HTTP security headers, CORS and the socket.io Origin allow-list', () => {
+  let app: TestApp;
+  const pool = new ClientPool();
+  beforeEach(async () => {
+    app = await startTestApp({
+      WS_CORS_ORIGINS: 'https://app.example',
+      HTTP_CORS_ORIGINS: 'https://app.example',
+    });
+    await app.createOrder('o-1');
+  });
+  afterEach(async () => {
+    await pool.closeAll();
+    await app.close();
+  });
+
+  it('sends helmet headers with a same-origin CSP', async () => {
+    const res = await request(`${app.httpUrl}/v1/orders/o-1`, { headers: app.authHeaders });
+    expect(res.statusCode).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const refused = await request(`${app.httpUrl}/v1/orders/o-1`);
+    expect(refused.statusCode).toBe(401);
+    expect(String(refused.headers['www-authenticate'])).toMatch(/^Bearer/);
+  });
+
+  it('answers CORS preflights for listed origins only', async () => {
+    const preflight = (origin: string) =>
+      request(`${app.httpUrl}/v1/orders/o-1/status`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
+      });
+    const allowed = await preflight('https://app.example');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
+    const foreign = await preflight('https://evil.example');
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it.each(['websocket', 'polling'] as const)(
+    'refuses socket.io from a foreign Origin on %s',
+    async (transport) => {
+      const err = await pool
+        .connect(app.httpUrl, { transport, extraHeaders: { origin: 'https://evil.example' } })
+        .catch((e: unknown) => e as Error);
+      expect(err).toBeInstanceOf(Error);
+      expect(app.bus.subscriberCount()).toBe(0);
+      // Listed and same-origin pages, and non-browser clients (no Origin), get in.
+      for (const origin of ['https://app.example', app.httpUrl]) {
+        const c = await pool.connect(app.httpUrl, { transport, extraHeaders: { origin } });
+        expect((await c.subscribe('o-1')).ok).toBe(true);
+      }
+    },
+  );
+});

@@ -1,0 +1,120 @@
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { ErrorCode, GatewayError, OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { StoreResync } from '@app/event-bus';
+import { RedisOrderStore } from '@app/redis-store';
+import { RedisServer } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+
+/** The Redis store on its own, against a private redis-server. */
+describe('RedisOrderStore', () => {
+  let redis: RedisServer;
+  const stores: RedisOrderStore[] = [];
+  const open = async (opts: { historySize?: number; keyPrefix?: string } = {}) => {
+    const store = new RedisOrderStore({ url: redis.url, reconnectMaxDelayMs: 50, ...opts });
+    stores.push(store);
+    expect(await store.whenUp(5_000)).toBe(true);
+    return store;
+  };
+
+  beforeAll(async () => {
+    redis = await RedisServer.launch();
+  });
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await redis.start(); // a test that stopped it leaves it running for the next
+  });
+  afterAll(() => redis.shutdown());
+
+  it('assigns seqs, keeps the snapshot and notifies every instance', async () => {
+    const a = await open();
+    const b = await open();
+    const seen = firstValueFrom(b.events$.pipe(take(2), toArray()));
+    const created = await a.publish({ orderId: 'o1', status: OrderStatus.Created });
+    const paid = await a.publish({ orderId: 'o1', status: OrderStatus.Paid, paddingBytes: 4 });
+    expect(created.seq).toBe(1);
+    expect(paid).toMatchObject({ seq: 2, status: OrderStatus.Paid, padding: 'xxxx' });
+    expect(await seen).toEqual([created, paid]);
+    expect(await b.getSnapshot('o1')).toEqual({
+      orderId: 'o1',
+      status: OrderStatus.Paid,
+      lastSeq: 2,
+      updatedAtUs: paid.publishedAtUs,
+    });
+    expect(await b.getSnapshot('nope')).toBeUndefined();
+  });
+
+  it('enforces the life cycle with the same errors as the in-memory store', async () => {
+    const a = await open();
+    await expect(a.publish({ orderId: 'o2', status: OrderStatus.Paid })).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+    await a.publish({ orderId: 'o2', status: OrderStatus.Created });
+    await a.publish({ orderId: 'o2', status: OrderStatus.Delivered });
+    await expect(a.publish({ orderId: 'o2', status: OrderStatus.Paid })).rejects.toMatchObject({
+      code: ErrorCode.FailedPrecondition,
+      message: 'order o2 cannot move from delivered to paid',
+    });
+    expect((await a.getSnapshot('o2'))?.lastSeq).toBe(2);
+  });
+
+  it('keeps extra command fields as snapshot attributes (additive fields, e.g. an owner)', async () => {
+    const a = await open();
+    await a.publish({ orderId: 'o3', status: OrderStatus.Created, ownerId: 'alice' });
+    await a.publish({ orderId: 'o3', status: OrderStatus.Paid, ownerId: 'mallory' });
+    // Set at creation only: ownership never changes.
+    expect(await a.getSnapshot('o3')).toMatchObject({
+      orderId: 'o3',
+      lastSeq: 2,
+      ownerId: 'alice',
+    });
+  });
+
+  it('serves history after any seq still retained, and says when it is not', async () => {
+    const a = await open({ historySize: 5 });
+    await a.publish({ orderId: 'o4', status: OrderStatus.Created });
+    for (let i = 0; i < 9; i++) await a.publish({ orderId: 'o4', status: OrderStatus.Paid });
+    // seqs 1..10, the last 5 (6..10) kept
+    expect((await a.readHistory('o4', 7))?.map((e) => e.seq)).toEqual([8, 9, 10]);
+    expect((await a.readHistory('o4', 5))?.map((e) => e.seq)).toEqual([6, 7, 8, 9, 10]);
+    expect(await a.readHistory('o4', 4)).toBeUndefined();
+    expect(await a.readHistory('o4', 10)).toEqual([]);
+    const [e] = (await a.readHistory('o4', 9)) as OrderStatusChanged[];
+    expect(Number.isSafeInteger(e.publishedAtUs)).toBe(true);
+  });
+
+  it('concurrent publishes to one order from two instances: unique, gap-free seqs', async () => {
+    const a = await open();
+    const b = await open();
+    await a.publish({ orderId: 'hot', status: OrderStatus.Created });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 2 ? a : b).publish({ orderId: 'hot', status: OrderStatus.Paid }),
+      ),
+    );
+    const seqs = results.map((e) => e.seq).sort((x, y) => x - y);
+    expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 2));
+    expect((await a.readHistory('hot', 0))?.map((e) => e.seq)).toEqual([1, ...seqs]);
+  });
+
+  it('fails fast with Unavailable while Redis is down, reports down, and recovers', async () => {
+    const a = await open();
+    await a.publish({ orderId: 'o5', status: OrderStatus.Created });
+    const resyncs: StoreResync[] = [];
+    a.resync$?.subscribe((r) => resyncs.push(r));
+    await redis.stop();
+    await waitFor(() => a.health() === 'down', 'the store to report down');
+    const started = Date.now();
+    const err: unknown = await a
+      .publish({ orderId: 'o5', status: OrderStatus.Paid })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).code).toBe(ErrorCode.Unavailable);
+    expect(Date.now() - started).toBeLessThan(500);
+    await expect(a.getSnapshot('o5')).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    await redis.start();
+    await waitFor(() => a.health() === 'up', 'the store to come back', 10_000);
+    // Not persistent: the data (and its epoch) are gone, and the store says so.
+    expect(resyncs).toEqual([StoreResync.DataLost]);
+    expect(await a.getSnapshot('o5')).toBeUndefined();
+  });
+});

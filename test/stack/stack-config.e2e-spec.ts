@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  instanceEnv,
+  NGINX_TEMPLATE,
+  nginxVariables,
+  renderTemplate,
+  STACK,
+} from '../../deploy/stack/stack-settings';
+
+const ROOT = join(__dirname, '..', '..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+// Just enough YAML for docker-compose.yml's block style: `key:` sections, `key: value`
+// scalars and `- item` lists (no dependency on a YAML parser for one file).
+const indentOf = (line: string) => line.length - line.trimStart().length;
+const meaningful = (lines: string[]) =>
+  lines.filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+const unquote = (v: string) => v.trim().replace(/^(['"])(.*)\1$/, '$2');
+
+function section(lines: string[], ...path: string[]): string[] {
+  let current = meaningful(lines);
+  for (const key of path) {
+    const base = Math.min(...current.map(indentOf));
+    const start = current.findIndex((l) => indentOf(l) === base && l.trim() === `${key}:`);
+    if (start < 0) throw new Error(`docker-compose.yml has no ${path.join('.')}`);
+    const end = current.findIndex((l, i) => i > start && indentOf(l) <= base);
+    current = current.slice(start + 1, end < 0 ? undefined : end);
+  }
+  return current;
+}
+
+function scalars(lines: string[]): Record<string, string> {
+  return Object.fromEntries(
+    lines.map((l) => {
+      const i = l.indexOf(':');
+      return [l.slice(0, i).trim(), unquote(l.slice(i + 1))];
+    }),
+  );
+}
+
+const items = (lines: string[]) => lines.map((l) => unquote(l.trim().replace(/^- /, '')));
+
+/** docker-compose.yml and `npm run stack` must describe the same stack. */
+describe('docker-compose.yml and the local stack', () => {
+  const compose = read('docker-compose.yml').split('\n');
+
+  it('run Redis on the same port', () => {
+    expect(section(compose, 'services', 'redis').join(' ')).toContain(`'${STACK.redisPort}'`);
+  });
+
+  it.each(STACK.instances.map((i) => [i.name, i] as const))(
+    'give %s the same variables and ports',
+    (name, instance) => {
+      const env = scalars(section(compose, 'services', name, 'environment'));
+      expect(env).toEqual({
+        ...instanceEnv(STACK, instance, { bind: '0.0.0.0', redis: 'redis' }),
+        TLS_DEV_CERT_DIR: '/certs',
+      });
+    },
+  );
+
+  it('render the same nginx template with the same variables, and publish its ports', () => {
+    const nginx = ['services', 'nginx'];
+    expect(scalars(section(compose, ...nginx, 'environment'))).toEqual(
+      nginxVariables(STACK, (i) => i.name, {
+        certFile: '/certs/dev-cert.pem',
+        keyFile: '/certs/dev-key.pem',
+      }),
+    );
+    expect(items(section(compose, ...nginx, 'volumes'))).toContain(
+      `./${NGINX_TEMPLATE}:/etc/nginx/templates/order-status.conf.template:ro`,
+    );
+    const { httpPort, httpsPort, grpcPort } = STACK.nginx;
+    expect(items(section(compose, ...nginx, 'ports'))).toEqual(
+      [httpPort, httpsPort, grpcPort].map((p) => `${p}:${p}`),
+    );
+  });
+
+  it('leave no template variable without a value', () => {
+    const vars = nginxVariables(STACK, (i) => i.name, { certFile: 'c', keyFile: 'k' });
+    const rendered = renderTemplate(read(NGINX_TEMPLATE), vars);
+    expect(rendered).not.toMatch(/\$\{/);
+    expect(rendered).toContain('grpc_pass grpc://order_status_grpc;');
+  });
+
+  it('are what `npm run stack` starts', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.stack).toContain('deploy/stack/main.ts');
+  });
+});

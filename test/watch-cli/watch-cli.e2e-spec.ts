@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { OrderStatus } from '@app/contracts';
+import { DEFAULT_TEST_TOKEN } from '../support/auth';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(ROOT, 'apps', 'watch-cli', 'src', 'cli.ts');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll'] as const;
+const HISTORY = [OrderStatus.Created, OrderStatus.Paid, OrderStatus.Packed];
+
+interface Watcher {
+  readonly transport: string;
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  /** The seqs printed as events, in order. */
+  seqs(): number[];
+}
+
+function startWatcher(app: TestApp, transport: (typeof TRANSPORTS)[number]): Watcher {
+  const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
+  const child = spawn(
+    process.execPath,
+    [TSX, CLI, 'cli-1', '--transport', transport, '--url', url, '--token', DEFAULT_TEST_TOKEN],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stderr }).on('line', (l) => lines.push(`stderr: ${l}`));
+  return {
+    transport,
+    child,
+    lines,
+    seqs: () => lines.flatMap((l) => /\s#(\d+)\s/.exec(l)?.slice(1, 2).map(Number) ?? []),
+  };
+}
+
+async function recreate(app: TestApp, ...statuses: OrderStatus[]): Promise<void> {
+  for (const s of statuses) await app.publish('cli-1', s);
+}
+
+/**
+ * The terminal client on every transport: prints the events, and when the server goes
+ * away (SIGTERM-style shutdown with reconnect advice) and comes back on the same ports,
+ * resumes by itself from the last seq it printed, with nothing printed twice.
+ */
+describe('watch CLI', () => {
+  let app: TestApp | undefined;
+  const watchers: Watcher[] = [];
+
+  afterEach(async () => {
+    for (const w of watchers.splice(0)) {
+      if (w.child.exitCode === null) {
+        const exited = new Promise((r) => w.child.once('exit', r));
+        w.child.kill('SIGINT');
+        await exited;
+      }
+    }
+    await app?.close();
+  });
+
+  it('prints events on every transport and survives a server restart', async () => {
+    // Short advice so the restart test stays quick; the CLI honours whatever it is told.
+    const env = { SHUTDOWN_RECONNECT_JITTER_MS: '300', SHUTDOWN_DRAIN_MS: '2000' };
+    const first = await startTestApp(env);
+    app = first;
+    await recreate(first, ...HISTORY);
+    for (const t of TRANSPORTS) watchers.push(startWatcher(first, t));
+    await waitFor(
+      () => watchers.every((w) => w.seqs().length === 3),
+      'every watcher printed the history',
+      20_000,
+      50,
+    );
+    await first.publish('cli-1', OrderStatus.Shipped);
+    await waitFor(() => watchers.every((w) => w.seqs().at(-1) === 4), 'live event printed', 5_000);
+
+    // Restart on the same ports; without Redis the order is re-created with its history.
+    await first.close();
+    app = undefined;
+    const second = await startTestApp({
+      ...env,
+      HTTP_PORT: String(first.ports.http),
+      GRPC_PORT: String(first.ports.grpc),
+    });
+    app = second;
+    await recreate(second, ...HISTORY, OrderStatus.Shipped);
+    await second.publish('cli-1', OrderStatus.OutForDelivery);
+    await waitFor(
+      () => watchers.every((w) => w.seqs().at(-1) === 5),
+      'every watcher resumed and printed seq 5',
+      15_000,
+      50,
+    );
+    await second.publish('cli-1', OrderStatus.Delivered);
+    await Promise.all(
+      watchers.map((w) =>
+        w.child.exitCode !== null ? Promise.resolve() : new Promise((r) => w.child.once('exit', r)),
+      ),
+    );
+    for (const w of watchers) {
+      expect({ transport: w.transport, seqs: w.seqs() }).toEqual({
+        transport: w.transport,
+        seqs: [1, 2, 3, 4, 5, 6],
+      });
+      expect(w.lines.some((l) => l.includes('resumed after seq'))).toBe(true);
+      expect(w.lines.at(-1)).toContain('order finished');
+      expect(w.child.exitCode).toBe(0);
+    }
+  });
+});
