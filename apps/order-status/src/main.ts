@@ -27,21 +27,27 @@ async function main(): Promise<void> {
   );
   const logger = new Logger('OrderStatus');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.log(`HTTP/1.1        http://${host}:${http}`);
-  if (https >= 0)
-    logger.log(
-      `HTTPS (h2, h1)  https://${host}:${https}${running.devCertificate ? ' (development certificate)' : ''}`,
-    );
-  logger.log(`gRPC            ${host}:${grpc}`);
-  if (config.simulator.enabled) {
-    logger.log(
-      `Simulator: ${config.simulator.orders} orders, ${config.simulator.ratePerOrder} events/s each.`,
-    );
-  }
-  // Demo mode: a ready token and commands that work as pasted (every route needs a token).
-  for (const line of await demoBanner(config, `http://${host}:${http}`, `${host}:${grpc}`)) {
-    logger.log(line);
-  }
+  // The banner is for the person who ran `npm start`: plain text on stderr, while the
+  // logs stay JSON lines on stdout (pipe them through `npx pino-pretty` to read them).
+  const banner = [
+    '',
+    `  HTTP/1.1        http://${host}:${http}   (demo page: http://${host}:${http}/)`,
+    ...(https >= 0
+      ? [
+          `  HTTPS (h2, h1)  https://${host}:${https}${running.devCertificate ? '  (development certificate)' : ''}`,
+        ]
+      : []),
+    `  gRPC            ${host}:${grpc}`,
+    ...(config.simulator.enabled
+      ? [
+          `  Simulator       ${config.simulator.orders} orders, ${config.simulator.ratePerOrder} events/s each`,
+        ]
+      : []),
+    // Demo mode: a ready token and commands that work as pasted (every route needs one).
+    ...(await demoBanner(config, `http://${host}:${http}`, `${host}:${grpc}`)),
+    '',
+  ];
+  process.stderr.write(`${banner.join('\n')}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
