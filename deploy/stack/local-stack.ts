@@ -35,6 +35,8 @@ export interface RunningInstance {
   readonly httpPort: number;
   readonly grpcPort: number;
   readonly process: ChildProcess;
+  /** The environment it was started with (what its configuration is read from). */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 export interface LocalStack {
@@ -103,7 +105,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const proc = spawnLogged(instance.name, process.execPath, [main], env, log);
       children.push(proc);
       await waitForOutput(proc, /"event":"listening"/, instance.name);
-      instances.push({ ...instance, process: proc });
+      instances.push({ ...instance, process: proc, env });
     }
 
     const nginx = startNginx(root, work, settings, certDir, log);

@@ -3,11 +3,17 @@
  * service instances and nginx on loopback, prints where to connect, and stops it all on
  * Ctrl-C. `--free-ports` picks free ports instead of the fixed ones.
  */
+import { demoToken } from '../../apps/order-status/src/auth/demo-banner';
+import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startLocalStack } from './local-stack';
 
 async function main(): Promise<void> {
   const stack = await startLocalStack({ freePorts: process.argv.includes('--free-ports') });
   const { urls, settings, instances } = stack;
+  // The instances share one auth configuration (stack-settings.ts): a token for the first
+  // is good on both, whichever one nginx picks.
+  const token = await demoToken(loadConfig(instances[0].env).auth);
+  const bearer = (header: string) => (token === undefined ? '' : ` -H "${header}: Bearer $TOKEN"`);
   const lines = [
     '',
     'order-status stack is up (Redis, two instances, nginx):',
@@ -19,9 +25,17 @@ async function main(): Promise<void> {
     ),
     `  Redis: ${urls.redis}`,
     '',
+    ...(token === undefined
+      ? ['Every /v1 route, socket.io and gRPC call needs a token from your identity provider:']
+      : [
+          'DEMO MODE: tokens are signed with the public demo secret (never use it in production).',
+          'Every /v1 route, socket.io and gRPC call needs a token; this one reads any order:',
+          `  export TOKEN=${token}`,
+        ]),
     'Try:',
-    `  curl -N ${urls.http}/v1/orders/order-1/stream`,
-    `  curl --cacert .certs/dev-cert.pem --http2 -N ${urls.https}/v1/orders/order-1/stream`,
+    `  curl -N${bearer('Authorization')} ${urls.http}/v1/orders/order-1/stream`,
+    `  curl --cacert .certs/dev-cert.pem --http2 -N${bearer('Authorization')} ${urls.https}/v1/orders/order-1/stream`,
+    `  grpcurl -cacert .certs/dev-cert.pem${bearer('authorization')} -d '{"order_id":"order-1"}' ${urls.grpc} orderstatus.v1.OrderStatusService/Subscribe`,
     `Ctrl-C stops everything. (nginx config: rendered from deploy/nginx/order-status.conf.template; ports ${settings.nginx.httpPort}/${settings.nginx.httpsPort}/${settings.nginx.grpcPort})`,
     '',
   ];

@@ -1,3 +1,5 @@
+import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, DEMO_HS256_SECRET } from '@app/auth';
+
 /**
  * The demo stack's topology and settings, in one place: `npm run stack` starts exactly
  * this as local processes, and docker-compose.yml declares the same values (a test,
@@ -25,6 +27,9 @@ export interface StackSettings {
   readonly appEnv: Readonly<Record<string, string>>;
 }
 
+/** Browser origins of the stack (nginx), for the HTTP CORS and socket.io allow-lists. */
+const STACK_ORIGINS = 'http://localhost:8080,https://localhost:8443';
+
 /** The nginx configuration template both stacks render. */
 export const NGINX_TEMPLATE = 'deploy/nginx/order-status.conf.template';
 
@@ -46,7 +51,16 @@ export const STACK: StackSettings = {
     SIMULATOR_ORDERS: '20',
     SIMULATOR_RATE: '0.5',
     // Let the demo page's origin through nginx (socket.io checks Origin).
-    WS_CORS_ORIGINS: 'http://localhost:8080,https://localhost:8443',
+    WS_CORS_ORIGINS: STACK_ORIGINS,
+    HTTP_CORS_ORIGINS: STACK_ORIGINS,
+    // nginx sends each request to either instance, so both must verify tokens with the
+    // same key, issuer and audience. The stack is a demo: the public demo secret, stated
+    // here rather than left to each instance's default, so `npm run stack` can print a
+    // token both accept. A real deployment sets its own AUTH_HS256_SECRET or a JWKS
+    // (NODE_ENV=production refuses the demo secret; README "Security").
+    AUTH_HS256_SECRET: DEMO_HS256_SECRET,
+    AUTH_ISSUER: DEFAULT_ISSUER,
+    AUTH_AUDIENCE: DEFAULT_AUDIENCE,
   },
 };
 

@@ -12,6 +12,7 @@ import {
 } from '../grpc/grpc-test-client';
 import { openSseH1, type SseStream } from '../support/sse-stream';
 import { RedisServer } from '../support/redis-server';
+import { TcpGate } from '../support/tcp-gate';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { ClientPool, ended, timeline, type RecordingClient } from '../ws/orders-client';
@@ -30,9 +31,12 @@ interface Subscribers {
 }
 
 /**
- * Redis stops mid-stream and comes back, with and without its data. Publishing instance
- * A reconnects fast; subscriber instance B slowly, so events published after the restart
- * reach B only through its catch-up from Redis history.
+ * Redis stops mid-stream and comes back, with and without its data. Subscriber instance
+ * B reaches Redis through a gate the test keeps shut until publishing instance A is back
+ * (and, with the data kept, has published more), so events published after the restart
+ * reach B only through its catch-up from Redis history. The order of the two reconnects
+ * is the test's decision, not a race between their backoffs: under CPU load B's backoff
+ * once ended early enough for B to be back before A.
  */
 describe.each([
   ['keeping its data', true],
@@ -41,6 +45,7 @@ describe.each([
   let redis: RedisServer;
   let a: TestApp;
   let b: TestApp;
+  let gateB: TcpGate;
   let grpcA: OrderStatusClient;
   let grpcB: OrderStatusClient;
   const pool = new ClientPool();
@@ -49,7 +54,11 @@ describe.each([
   beforeEach(async () => {
     redis = await RedisServer.launch({ persistent });
     a = await startTestApp({ REDIS_URL: redis.url, REDIS_RECONNECT_MAX_DELAY_MS: '20' });
-    b = await startTestApp({ REDIS_URL: redis.url, REDIS_RECONNECT_MAX_DELAY_MS: '1500' });
+    gateB = await TcpGate.listen(redis.port);
+    b = await startTestApp({
+      REDIS_URL: `redis://127.0.0.1:${gateB.port}`,
+      REDIS_RECONNECT_MAX_DELAY_MS: '100',
+    });
     grpcA = orderStatusClient(a.grpcAddress);
     grpcB = orderStatusClient(b.grpcAddress);
   });
@@ -60,6 +69,7 @@ describe.each([
     grpcB.close();
     await a.close();
     await b.close();
+    await gateB.close();
     await redis.shutdown();
   });
 
@@ -117,13 +127,15 @@ describe.each([
       await subs.sse.waitFor(() => subs.sse.events().length === 3, 'seq 3 on B');
 
       await outage('r1', subs);
+      gateB.shut(); // B stays cut off after the restart until the test opens the gate
       await redis.start();
       await waitFor(() => a.store.health?.() === 'up', 'A back', 10_000);
+      expect(b.store.health?.()).toBe('down');
 
       if (persistent) {
-        // Published while B is still reconnecting: B gets these from Redis history.
-        const bWasDown = b.store.health?.() === 'down';
+        // Published while B is still cut off: B gets these from Redis history only.
         for (let i = 0; i < 5; i++) await a.publish('r1', Shipped); // 4..8
+        gateB.open();
         await waitFor(() => b.store.health?.() === 'up', 'B back', 10_000);
         await a.publish('r1', Delivered); // 9, live
         await subs.sse.ended;
@@ -137,10 +149,11 @@ describe.each([
         expect(subs.ws.statuses('r1').map((e) => e.seq)).toEqual(all);
         expect(subs.ws.received.filter((r) => r.type === 'reset')).toEqual([]);
         // The interesting path really ran: B resynced after A had published.
-        expect(bWasDown).toBe(true);
         expect(b.bus.stats.storeResyncs).toBeGreaterThanOrEqual(1);
         expect(b.bus.stats.eventsBackfilled).toBeGreaterThanOrEqual(5);
       } else {
+        // A re-created the epoch; B, back now, sees a data set it did not know.
+        gateB.open();
         await waitFor(() => b.store.health?.() === 'up', 'B back', 10_000);
         // Every subscriber is told, explicitly, that its history is gone.
         await subs.sse.waitFor((m) => m.some((x) => x.event === 'reset'), 'SSE reset');

@@ -6,7 +6,6 @@ import {
   type ServiceClientConstructor,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { EventSource } from 'eventsource';
 import { io } from 'socket.io-client';
 import { request } from 'undici';
 import {
@@ -18,7 +17,9 @@ import {
 } from '@app/contracts';
 import { startLocalStack, type LocalStack } from '../../deploy/stack/local-stack';
 import { ORDERS_NAMESPACE } from '../../apps/order-status/src/transports/ws/orders-ws.events';
-import type { OrderStatusClient } from '../grpc/grpc-test-client';
+import { bearerInterceptor, type OrderStatusClient } from '../grpc/grpc-test-client';
+import { bearer, DEFAULT_TEST_TOKEN, testAuthEnv } from '../support/auth';
+import { authorizedEventSource } from '../support/event-source';
 import { waitFor } from '../support/wait-for';
 
 const nginxInstalled = (() => {
@@ -53,8 +54,14 @@ const range = (from: number, to: number) =>
     beforeAll(async () => {
       stack = await startLocalStack({
         freePorts: true,
-        // Quiet, no simulator, fast SSE reconnects; the test drives the order itself.
-        env: { LOG_LEVEL: 'warn', SIMULATOR_ENABLED: 'false', SSE_RETRY_MS: '200' },
+        // The test keys (every client below sends the default test token); quiet, no
+        // simulator, fast SSE reconnects: the test drives the order itself.
+        env: {
+          ...testAuthEnv(),
+          LOG_LEVEL: 'warn',
+          SIMULATOR_ENABLED: 'false',
+          SSE_RETRY_MS: '200',
+        },
         log: () => undefined,
       });
     }, 60_000);
@@ -69,7 +76,7 @@ const range = (from: number, to: number) =>
       const publish = async (status: OrderStatus): Promise<OrderStatusChanged> => {
         const res = await request(`${base}/v1/orders/f1/status`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...bearer() },
           body: JSON.stringify({ status }),
         });
         // Right after the kill nginx may still send a POST over a kept-alive connection to
@@ -83,13 +90,22 @@ const range = (from: number, to: number) =>
         return (await res.body.json()) as OrderStatusChanged;
       };
       await publish(OrderStatus.Created);
+      // The instances really check tokens (with the test keys): none, no entry.
+      const anonymous = await request(`${base}/v1/orders/f1/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ status: OrderStatus.Shipped }),
+      });
+      await anonymous.body.dump();
+      expect(anonymous.statusCode).toBe(401);
 
-      // Several SSE clients: nginx spreads them over both instances.
+      // Several SSE clients: nginx spreads them over both instances. Each reconnect sends
+      // the token again (the header is set on every fetch).
       const sse: number[][] = [];
       for (let i = 0; i < 4; i++) {
         const seen: number[] = [];
         sse.push(seen);
-        const es = new EventSource(`${base}/v1/orders/f1/stream`);
+        const es = authorizedEventSource(`${base}/v1/orders/f1/stream`);
         es.addEventListener('status', (m) => seen.push(Number(JSON.parse(m.data).seq)));
         es.addEventListener('end', () => es.close());
         cleanups.push(() => es.close());
@@ -106,6 +122,7 @@ const range = (from: number, to: number) =>
       const client = new pkg.orderstatus.v1.OrderStatusService(
         stack.urls.grpc,
         credentials.createSsl(Buffer.from(stack.tlsCert)),
+        { interceptors: [bearerInterceptor(DEFAULT_TEST_TOKEN)] },
       ) as unknown as OrderStatusClient;
       cleanups.push(() => client.close());
       const follow = () => {
@@ -127,6 +144,7 @@ const range = (from: number, to: number) =>
       let wsDone = false;
       const socket = io(`${base}${ORDERS_NAMESPACE}`, {
         transports: ['websocket'],
+        auth: { token: DEFAULT_TEST_TOKEN },
         reconnectionDelay: 100,
         reconnectionDelayMax: 500,
       });

@@ -202,6 +202,45 @@ describe('OrderEventBus repair from the store', () => {
       expect(sink.seqs).toEqual([2, 3]);
     });
 
+    it('a resync during a running backfill repairs again: what the feed missed meanwhile arrives', async () => {
+      publish('o', 2);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      store.holdHistory = true;
+      publishUnseen('o', 1); // 3 missed
+      publish('o', 1); // 4 arrives: a gap, the backfill reads history up to 4
+      await waitFor(() => store.pendingReads.length === 1, 'the backfill read');
+      // The feed drops and comes back while that read is out: 5, 6 are in the store only.
+      publishUnseen('o', 2);
+      store.resyncs.next(StoreResync.CatchUp);
+      store.holdHistory = false;
+      const read = store.pendingReads[0];
+      read.deferred.resolve(store.slice('o', read.afterSeq, read.lastSeqAtCall));
+      // No later live event is needed to reveal 5 and 6 (6 may be the order's last).
+      await waitFor(() => sink.seqs.length === 4, 'the backfill and the catch-up');
+      expect(sink.seqs).toEqual([3, 4, 5, 6]);
+      expect(resetsOf(sink.items)).toEqual([]);
+    });
+
+    it('a data loss during a running repair still resets', async () => {
+      publish('o', 2);
+      const sink = new RecordingSink();
+      await bus.open('o', 2, sink);
+      store.holdHistory = true;
+      publishUnseen('o', 1);
+      publish('o', 1); // a gap: the backfill read is out
+      await waitFor(() => store.pendingReads.length === 1, 'the backfill read');
+      store.wipe();
+      store.resyncs.next(StoreResync.DataLost);
+      store.resyncs.next(StoreResync.CatchUp); // a later catch-up does not hide the loss
+      store.pendingReads[0].deferred.resolve([]);
+      await waitFor(() => sink.items.length > 0, 'the reset');
+      // First the loss (seqs start over), whatever the events held meanwhile bring next.
+      expect(resetsOf(sink.items)[0]).toMatchObject({ reason: ResetReason.Gap });
+      expect(resetsOf(sink.items)[0].snapshot).toMatchObject({ lastSeq: 0 });
+      expect(bus.stats.storeDataLost).toBe(1);
+    });
+
     it('stop() during a repair leaves nothing behind', async () => {
       publish('o', 1);
       const sink = new RecordingSink();

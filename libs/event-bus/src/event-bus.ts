@@ -55,6 +55,12 @@ interface OrderChannel {
    * live events that arrive meanwhile wait here, so subscribers still get them in order.
    */
   held?: OrderStatusChanged[];
+  /**
+   * A store resync that came while a repair was already running. That repair's reads may
+   * have been answered before the events the feed missed were written, so it cannot stand
+   * in for this one: the repair runs again before the held events are released.
+   */
+  resyncPending?: StoreResync;
 }
 
 /**
@@ -237,39 +243,53 @@ export class OrderEventBus {
     this.stats.storeResyncs++;
     if (kind === StoreResync.DataLost) this.stats.storeDataLost++;
     for (const [orderId, ch] of [...this.channels]) {
-      if (ch.held !== undefined) continue; // a repair already running reads the store anew
+      if (ch.held !== undefined) {
+        // A loss outweighs a catch-up: the repair that follows must reset.
+        if (ch.resyncPending !== StoreResync.DataLost) ch.resyncPending = kind;
+        continue;
+      }
       if (ch.subscribers.size === 0) {
         clearTimeout(ch.evictTimer);
         this.channels.delete(orderId);
         continue;
       }
       ch.held = [];
-      if (kind === StoreResync.DataLost) ch.ring.clear();
-      void this.repair(orderId, ch, () =>
-        kind === StoreResync.DataLost
-          ? this.resetFromStore(orderId, ch)
-          : this.catchUp(orderId, ch),
-      );
+      void this.repair(orderId, ch, () => this.resyncWork(orderId, ch, kind));
     }
   }
 
+  /** One channel's repair after a store resync: catch up, or reset after a data loss. */
+  private resyncWork(orderId: string, ch: OrderChannel, kind: StoreResync): Promise<void> {
+    if (kind === StoreResync.DataLost) {
+      ch.ring.clear();
+      return this.resetFromStore(orderId, ch);
+    }
+    return this.catchUp(orderId, ch);
+  }
+
   /**
-   * Runs one repair of a held channel, then releases the live events held meanwhile
-   * (applied without a second repair: a gap still left is reported to subscribers as a
-   * Gap reset rather than retried forever).
+   * Runs one repair of a held channel, and again while store resyncs came during the
+   * last run (they coalesce), then releases the live events held meanwhile (applied without another
+   * repair: a gap still left is reported to subscribers as a Gap reset rather than
+   * retried forever).
    */
   private async repair(
     orderId: string,
     ch: OrderChannel,
     work: () => Promise<void>,
   ): Promise<void> {
-    try {
-      await work();
-    } catch {
-      // The store is unreachable again: what is held goes out as it is (a gap becomes an
-      // explicit reset), and the next resync repairs what is still missing.
+    for (let next: (() => Promise<void>) | undefined = work; next !== undefined;) {
+      try {
+        await next();
+      } catch {
+        // The store is unreachable again: what is held goes out as it is (a gap becomes
+        // an explicit reset), and the next resync repairs what is still missing.
+      }
+      if (this.channels.get(orderId) !== ch) return; // stopped or evicted meanwhile
+      const kind = ch.resyncPending;
+      ch.resyncPending = undefined;
+      next = kind === undefined ? undefined : () => this.resyncWork(orderId, ch, kind);
     }
-    if (this.channels.get(orderId) !== ch) return; // stopped or evicted meanwhile
     const held = ch.held ?? [];
     ch.held = undefined;
     for (const e of held) this.apply(ch, e);

@@ -1,8 +1,26 @@
 import { Scope, signDevToken } from '@app/auth';
 import type { AppConfig } from '../config/app-config';
+import type { AuthConfig } from '../config/auth-config';
 
 /** @default 12 h: a demo session lasts an afternoon without minting another token */
 export const DEMO_TOKEN_TTL_S = 12 * 3600;
+
+/**
+ * A token that reads any order and publishes, signed with the public demo secret;
+ * undefined unless the service runs in demo mode (tokens then come from an identity
+ * provider). The simulator's orders belong to customer-0..9, so this one sees them all.
+ */
+export async function demoToken(auth: AuthConfig): Promise<string | undefined> {
+  if (!auth.demoSecret || !auth.hs256Secret) return undefined;
+  return signDevToken({
+    subject: 'demo',
+    scopes: [Scope.OrdersReadAny, Scope.OrdersWrite],
+    ttlS: DEMO_TOKEN_TTL_S,
+    secret: auth.hs256Secret,
+    issuer: auth.issuer,
+    audience: auth.audience,
+  });
+}
 
 /**
  * In demo mode (the public demo secret is in use) the service prints a ready token and
@@ -14,16 +32,8 @@ export async function demoBanner(
   baseUrl: string,
   grpcAddress: string,
 ): Promise<string[]> {
-  const a = config.auth;
-  if (!a.demoSecret || !a.hs256Secret) return [];
-  const token = await signDevToken({
-    subject: 'demo',
-    scopes: [Scope.OrdersReadAny, Scope.OrdersWrite],
-    ttlS: DEMO_TOKEN_TTL_S,
-    secret: a.hs256Secret,
-    issuer: a.issuer,
-    audience: a.audience,
-  });
+  const token = await demoToken(config.auth);
+  if (token === undefined) return [];
   return [
     'DEMO MODE: tokens are signed with the public demo secret (never use it in production).',
     `  export TOKEN=${token}`,

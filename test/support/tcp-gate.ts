@@ -1,0 +1,67 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP relay on a free loopback port in front of `127.0.0.1:targetPort` that a test can
+ * shut: `shut()` cuts every relayed connection and refuses new ones (accepted and closed at
+ * once, as a peer that is not there yet) until `open()`. Lets a test decide when a client
+ * reaches a server again, instead of hoping its reconnect backoff is slow or fast enough.
+ */
+export class TcpGate {
+  private readonly pairs = new Set<Socket>();
+  private shutNow = false;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async listen(targetPort: number): Promise<TcpGate> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const gate = new TcpGate(server, (server.address() as { port: number }).port);
+    server.on('connection', (client) => gate.relay(client, targetPort));
+    return gate;
+  }
+
+  /** Cuts every relayed connection and refuses new ones until `open()`. */
+  shut(): void {
+    this.shutNow = true;
+    for (const s of this.pairs) s.destroy();
+    this.pairs.clear();
+  }
+
+  open(): void {
+    this.shutNow = false;
+  }
+
+  /** Cuts everything and stops listening. */
+  async close(): Promise<void> {
+    this.shut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private relay(client: Socket, targetPort: number): void {
+    if (this.shutNow) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, '127.0.0.1');
+    // Either side ending (or failing) ends both, as one connection would.
+    const cut = () => {
+      client.destroy();
+      upstream.destroy();
+      this.pairs.delete(client);
+      this.pairs.delete(upstream);
+    };
+    for (const s of [client, upstream]) {
+      this.pairs.add(s);
+      s.on('error', cut);
+      s.on('close', cut);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}
