@@ -38,6 +38,16 @@ describe('summarizeProfile', () => {
     ]);
   });
 
+  it('leaves out the first skipMs', () => {
+    // Samples end at 1, 2, 4, 6, 7 and 10 ms: skipping 3 ms keeps encode, encode, publish.
+    const s = summarizeProfile(profile, 25, 3);
+    expect(s.busyMs).toBe(5);
+    expect(s.areas.map((a) => a.name)).toEqual([
+      '@grpc/grpc-js',
+      'service (dist bundle: apps + libs)',
+    ]);
+  });
+
   it('limits the function list to top', () => {
     expect(summarizeProfile(profile, 1).functions).toHaveLength(1);
   });

@@ -51,17 +51,25 @@ export function areaOf(url: string, functionName: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
-/** Sums the sampled time of each node (its self time) and groups it. */
-export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary {
+/**
+ * Sums the sampled time of each node (its self time) and groups it. `skipMs` leaves out
+ * the first part of the profile (start-up: module loading and compilation) so what
+ * remains is the run under load.
+ */
+export function summarizeProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fn = new Map<string, { area: string; us: number }>();
   const area = new Map<string, number>();
   let idleUs = 0;
   let totalUs = 0;
+  let at = profile.startTime;
+  const from = profile.startTime + skipMs * 1000;
   profile.samples.forEach((id, i) => {
     // timeDeltas[i] is the time before sample i; charge it to that sample (DevTools does
     // the same, give or take one interval).
     const us = Math.max(0, profile.timeDeltas[i] ?? 0);
+    at += us;
+    if (at < from) return;
     const node = byId.get(id);
     if (!node) return;
     totalUs += us;
@@ -85,7 +93,7 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
   const pct = (us: number): number => (busyUs > 0 ? Math.round((us / busyUs) * 1000) / 10 : 0);
   const ms = (us: number): number => Math.round(us / 100) / 10;
   return {
-    wallMs: ms(profile.endTime - profile.startTime),
+    wallMs: ms(profile.endTime - Math.max(profile.startTime, from)),
     busyMs: ms(busyUs),
     functions: [...fn.entries()]
       .sort((a, b) => b[1].us - a[1].us)
@@ -93,6 +101,7 @@ export function summarizeProfile(profile: CpuProfile, top = 25): ProfileSummary 
       .map(([name, e]) => ({ name, area: e.area, ms: ms(e.us), pct: pct(e.us) })),
     areas: [...area.entries()]
       .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
       .map(([name, us]) => ({ name, area: name, ms: ms(us), pct: pct(us) })),
   };
 }

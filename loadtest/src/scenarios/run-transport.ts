@@ -148,7 +148,8 @@ export async function runAgainst(
   hooks: RunHooks = {},
 ): Promise<RunResult> {
   const label = `${run.scenario}${run.variant ? ` ${run.variant}` : ''} ${run.transport}`;
-  const admin = new AdminClient(service, ctx.token);
+  const token = ctx.token ?? service.token;
+  const admin = new AdminClient(service, token);
   const prefix = `lt${++runCounter}`;
   const metrics = new RunMetrics();
   const firstMetrics = run.proxy?.only === 'first' ? new RunMetrics() : metrics;
@@ -168,6 +169,7 @@ export async function runAgainst(
   let usage: UsageSummary | undefined;
   let genUsage: GeneratorUsage | undefined;
   let hostUsage: UsageSummary | undefined;
+  let windowStarted = false;
   let droppedAtStart = 0;
 
   try {
@@ -176,7 +178,7 @@ export async function runAgainst(
       httpPort: service.httpPort,
       httpsPort: service.httpsPort,
       grpcPort: service.grpcPort,
-      token: ctx.token,
+      token,
       headers: run.headers ?? 'bare',
       grpcSharedChannel: run.grpcSharedChannel ?? false,
     };
@@ -258,6 +260,7 @@ export async function runAgainst(
     serviceSampler?.start();
     generator.start();
     host.start();
+    windowStarted = true;
     const windowStart = performance.now();
     const publish = run.publish ?? true;
     if (publish) await admin.start();
@@ -296,11 +299,14 @@ export async function runAgainst(
 
   usage ??= serviceSampler?.stop();
   genUsage ??= generator.stop();
-  hostUsage ??= host.stop();
-  const otherCpuPctAvg = Math.max(
-    0,
-    Math.round((hostUsage.cpuPctAvg - (usage?.cpuPctAvg ?? 0) - genUsage.cpuPctAvg) * 10) / 10,
-  );
+  // A run that failed before its window started has no host figures (nothing to compare).
+  if (windowStarted) hostUsage ??= host.stop();
+  const otherCpuPctAvg = hostUsage
+    ? Math.max(
+        0,
+        Math.round((hostUsage.cpuPctAvg - (usage?.cpuPctAvg ?? 0) - genUsage.cpuPctAvg) * 10) / 10,
+      )
+    : 0;
   const promSamples = await admin.metrics().catch(() => undefined);
   await Promise.all(connectors.map((c) => c.close()));
   await proxy?.close();
@@ -395,11 +401,15 @@ export async function runAgainst(
       eventLoopDelayP99Ms: genUsage.eventLoopDelayP99Ms,
       saturated: genUsage.saturated,
     },
-    host: {
-      cpuPctAvg: hostUsage.cpuPctAvg,
-      otherCpuPctAvg,
-      busy: otherCpuPctAvg >= HOST_BUSY_OTHER_CPU_PCT,
-    },
+    ...(hostUsage
+      ? {
+          host: {
+            cpuPctAvg: hostUsage.cpuPctAvg,
+            otherCpuPctAvg,
+            busy: otherCpuPctAvg >= HOST_BUSY_OTHER_CPU_PCT,
+          },
+        }
+      : {}),
     ...(proxy
       ? {
           wire: {

@@ -58,14 +58,15 @@ export const unary: Scenario = {
     const service = ctx.target ?? (await ctx.launch({ ...base, variant: '' }, { inspect: false }));
     const out: RunResult[] = [];
     try {
-      const admin = new AdminClient(service, ctx.token);
+      const token = ctx.token ?? service.token;
+      const admin = new AdminClient(service, token);
       await admin.prepare({ orders: 1, ratePerOrder: 1, prefix: 'unary' });
       const id = orderId('unary', 1);
       const Ctor = orderStatusClientCtor();
       const address = `${service.host}:${service.grpcPort}`;
       // Warm-up on a throwaway channel, as seed 003 did, so JIT and first-call costs are out.
       const warm = new Ctor(address, grpc.credentials.createInsecure(), OWN_CONNECTION_OPTIONS);
-      for (let i = 0; i < 20; i += 1) await getOrder(warm, id, ctx.token);
+      for (let i = 0; i < 20; i += 1) await getOrder(warm, id, token);
       warm.close();
 
       for (const c of CASES) {
@@ -81,7 +82,7 @@ export const unary: Scenario = {
             shared ?? new Ctor(address, grpc.credentials.createInsecure(), OWN_CONNECTION_OPTIONS);
           const t0 = performance.now();
           try {
-            await getOrder(client, id, ctx.token);
+            await getOrder(client, id, token);
             latency.recordUs((performance.now() - t0) * 1000);
           } catch (err) {
             const code = `grpc_${grpc.status[(err as grpc.ServiceError).code] ?? 'UNKNOWN'}`;

@@ -14,6 +14,8 @@ export const SERVICE_ENTRY = resolve(
 );
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
+/** How long to wait, after the listening line, for the start-up banner (demo token). */
+export const BANNER_TIMEOUT_MS = 3_000;
 
 /** Core the service is pinned to and core the generator is pinned to, on a multi-core host. */
 export const SERVICE_CPU = 1;
@@ -43,6 +45,12 @@ export interface LaunchOptions {
 export interface RunningService extends ServiceEndpoints {
   /** ws:// URL of the inspector, when started with `inspect`. */
   readonly inspectorUrl: string | undefined;
+  /**
+   * The demo token the service printed in its start-up banner (demo mode: tokens signed
+   * with the public demo secret; it reads any order and may drive the simulator). Used
+   * when no --token is given. Undefined for a bare server or a configured secret.
+   */
+  readonly token: string | undefined;
   readonly pinned: boolean;
   stop(): Promise<void>;
 }
@@ -129,6 +137,10 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
       GRPC_PORT: '0',
       SIMULATOR_ENABLED: 'false',
       LOG_LEVEL: 'warn',
+      // Every simulated subscriber uses the one demo token, i.e. one principal, where real
+      // clients would be thousands of customers: lift the per-principal stream cap
+      // (default 100; 0 = unlimited, the service's documented load-test setting).
+      LIMIT_CONNECTIONS_PER_PRINCIPAL: '0',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,9 +148,19 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
   running.add(child);
   const stderr: string[] = [];
   let inspectorUrl: string | undefined;
+  let token: string | undefined;
+  // The service writes its banner (addresses, then in demo mode `export TOKEN=...`) in
+  // one write after the listening line; it ends with an empty line.
+  let inBanner = false;
+  let bannerDone: () => void = () => undefined;
+  const banner = new Promise<void>((resolve) => (bannerDone = resolve));
   createInterface({ input: child.stderr }).on('line', (line) => {
     const m = /Debugger listening on (ws:\/\/\S+)/.exec(line);
     if (m) inspectorUrl = m[1];
+    const t = /^\s*export TOKEN=(\S+)/.exec(line);
+    if (t) token = t[1];
+    if (/^\s+gRPC\s/.test(line)) inBanner = true;
+    else if (inBanner && line.trim() === '') bannerDone();
     stderr.push(line);
     if (stderr.length > 30) stderr.shift();
   });
@@ -174,6 +196,15 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     throw err;
   });
 
+  if (!options.command) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      banner,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, BANNER_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) {
       running.delete(child);
@@ -194,6 +225,7 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     // taskset execs node, so the child's pid is the service's; the line confirms it.
     pid: listening.pid ?? child.pid,
     inspectorUrl,
+    token,
     pinned,
     stop,
   };
@@ -212,6 +244,7 @@ export function targetService(url: string, httpsPort = 3443, grpcPort = 50051): 
     grpcPort,
     pid: undefined,
     inspectorUrl: undefined,
+    token: undefined,
     pinned: false,
     stop: async () => undefined,
   };
