@@ -37,6 +37,22 @@ describe('TokenVerifier', () => {
     expect(p.expiresAtMs).toBe((claims.exp as number) * 1000);
   });
 
+  it('reuses a verification, but never past the token expiry', async () => {
+    jest.useFakeTimers({
+      now: Date.now(),
+      doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'],
+    });
+    try {
+      const token = forgeToken(testClaims({ sub: 'cached', ttlS: 30 }));
+      const first = await verifier.verify(token);
+      expect(await verifier.verify(token)).toBe(first);
+      jest.setSystemTime(Date.now() + 31_000);
+      await expect(verifier.verify(token)).rejects.toMatchObject({ message: 'token expired' });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it.each(Object.entries(rejectedTokens()).filter(([, t]) => t !== undefined))(
     'refuses %s with Unauthenticated',
     async (_name, token) => {
