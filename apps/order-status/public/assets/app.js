@@ -38,11 +38,8 @@
     },
   };
 
-  /** Everything the page knows about the current subscription; tests read it too. */
-  const state = {
-    orderId: '',
-    transport: 'sse',
-    conn: 'idle',
+  /** Per-subscription counters, fresh for every Connect. */
+  const freshCounters = () => ({
     lastSeq: 0,
     events: 0,
     seqs: [],
@@ -54,7 +51,10 @@
     latenciesMs: [],
     ends: [],
     connectStartedAtUs: 0,
-  };
+  });
+
+  /** Everything the page knows about the current subscription; tests read it too. */
+  const state = { orderId: '', transport: 'sse', conn: 'idle', ...freshCounters() };
   window.orderStatusDemo = state;
 
   let session = null; // the running transport client: { stop(), drop() }
@@ -474,21 +474,7 @@
     const orderId = ui.order.value.trim();
     if (!orderId || session) return;
     const transport = ui.form.elements.transport.value;
-    Object.assign(state, {
-      orderId,
-      transport,
-      lastSeq: 0,
-      events: 0,
-      seqs: [],
-      reconnects: 0,
-      resumes: 0,
-      resets: 0,
-      lost: 0,
-      duplicates: 0,
-      latenciesMs: [],
-      ends: [],
-      connectStartedAtUs: 0,
-    });
+    Object.assign(state, { orderId, transport, ...freshCounters() });
     ui.timeline.replaceChildren();
     ui.orderLabel.textContent = orderId;
     renderStatus(undefined);
