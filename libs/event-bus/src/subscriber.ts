@@ -44,8 +44,15 @@ export class Subscriber implements BusSubscription {
   private waitingForDrain = false;
   private completing = false;
   private closed = false;
-  private maxAgeTimer?: NodeJS.Timeout;
-  private expiryTimer?: NodeJS.Timeout;
+  /** Epoch ms of the `max_age` end (Infinity: none). */
+  private maxAgeAtMs = Infinity;
+  /** Epoch ms of the `token_expired` end (Infinity: none). */
+  private tokenExpiresAtMs = Infinity;
+  /**
+   * One timer for whichever of the two ends comes first: an idle stream holds one
+   * Timeout, not two (issue: idle memory per connection grew when auth added the expiry).
+   */
+  private deadlineTimer?: NodeJS.Timeout;
   private readonly queue: BoundedQueue;
 
   constructor(
@@ -133,27 +140,47 @@ export class Subscriber implements BusSubscription {
   /**
    * Ends the subscription with `max_age` after `ms`, so long-lived streams are spread
    * over instances again as load balancers see reconnects; clients resume from their
-   * last seq and lose nothing.
+   * last seq and lose nothing. A later call replaces the earlier max age.
    */
   expireAfter(ms: number): void {
     if (this.closed) return;
-    clearTimeout(this.maxAgeTimer);
-    this.maxAgeTimer = setTimeout(() => this.end(StreamEndReason.MaxAge), ms);
-    this.maxAgeTimer.unref();
+    this.maxAgeAtMs = Date.now() + ms;
+    this.armDeadline();
   }
 
   /**
    * Ends the subscription with `token_expired` at `atMs` (epoch ms): the caller's
    * credentials stop being valid then, and a stream must not outlive them. The client
    * resumes with a fresh token from its last seq (issue "Auth, deadlines and limits").
+   * A later call replaces the earlier expiry.
    */
   expireAt(atMs: number): void {
     if (this.closed) return;
-    clearTimeout(this.expiryTimer);
-    // setTimeout overflows above 2^31-1 ms (~24.8 days) and would fire at once.
+    this.tokenExpiresAtMs = atMs;
+    this.armDeadline();
+  }
+
+  /** (Re)arms the one timer for the earlier of the max age and the token expiry. */
+  private armDeadline(): void {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    const atMs = Math.min(this.maxAgeAtMs, this.tokenExpiresAtMs);
+    if (atMs === Infinity) return;
+    // setTimeout overflows above 2^31-1 ms (~24.8 days) and would fire at once; a
+    // longer deadline is re-armed when the capped timer fires.
     const ms = Math.min(Math.max(0, atMs - Date.now()), MAX_TIMER_MS);
-    this.expiryTimer = setTimeout(() => this.end(StreamEndReason.TokenExpired), ms);
-    this.expiryTimer.unref();
+    this.deadlineTimer = setTimeout(() => this.onDeadline(), ms);
+    this.deadlineTimer.unref();
+  }
+
+  private onDeadline(): void {
+    this.deadlineTimer = undefined;
+    const now = Date.now();
+    // The token is checked first: a stream whose credentials have lapsed ends as
+    // token_expired even when its max age is due in the same instant.
+    if (this.tokenExpiresAtMs <= now) this.end(StreamEndReason.TokenExpired);
+    else if (this.maxAgeAtMs <= now) this.end(StreamEndReason.MaxAge);
+    else this.armDeadline();
   }
 
   /**
@@ -176,8 +203,8 @@ export class Subscriber implements BusSubscription {
   }
 
   private clearTimers(): void {
-    clearTimeout(this.maxAgeTimer);
-    clearTimeout(this.expiryTimer);
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
   }
 
   private enqueue(item: StreamItem): void {

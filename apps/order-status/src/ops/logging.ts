@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import { stdTimeFunctions } from 'pino';
 import { REDACTED_LOG_PATHS, redactUrl } from '@app/auth';
@@ -6,20 +7,27 @@ import type { AppConfig } from '../config/app-config';
 import { HTTP_CONNECTION_ROUTES } from './connection-log.interceptor';
 
 /**
- * Requests pino-http does not log: probes and scrapes (every few seconds, forever), the
- * demo page's assets, and the streaming routes, which get their own opened/closed lines
- * from ConnectionLog instead of one line per poll.
+ * Requests pino-http does not log: probes and scrapes (every few seconds, forever) and
+ * the demo page's assets.
  */
 const QUIET_PATH = /^\/(?:health(?:\/|$)|metrics$|$|index\.html$|assets\/|vendor\/|favicon)/;
-const CONNECTION_PATH = new RegExp(
-  `^(?:${Object.keys(HTTP_CONNECTION_ROUTES)
-    .map((route) => route.replace(/:[A-Za-z]+/g, '[^/?]+'))
-    .join('|')})(?:\\?|$)`,
-);
 
 export function isQuietRequest(url: string): boolean {
-  return QUIET_PATH.test(url) || CONNECTION_PATH.test(url);
+  return QUIET_PATH.test(url);
 }
+
+/**
+ * Routes pino-http does not see at all: the streaming routes, which get their own
+ * opened/closed lines from ConnectionLog instead of one line per poll. Ignoring them in
+ * `autoLogging` is not enough: pino-http still makes two child loggers, the listeners
+ * and a request-scoped store per request, which a held SSE stream or long-poll keeps
+ * for its whole life (issue: idle memory per connection). Lines logged while handling
+ * them fall back to the root logger, without a request id.
+ */
+const UNLOGGED_ROUTES = Object.keys(HTTP_CONNECTION_ROUTES).map((route) => ({
+  path: route.slice(1),
+  method: RequestMethod.GET,
+}));
 
 /**
  * nestjs-pino (pino-http underneath): JSON lines on stdout at LOG_LEVEL, one line per
@@ -28,6 +36,7 @@ export function isQuietRequest(url: string): boolean {
  */
 export function loggerParams(config: AppConfig): Params {
   return {
+    exclude: UNLOGGED_ROUTES,
     pinoHttp: {
       level: config.logLevel,
       timestamp: stdTimeFunctions.isoTime,
