@@ -4,6 +4,7 @@ import { writeOutputs } from '../../loadtest/src/cli';
 import type { TransportName } from '../../loadtest/src/clients/transport';
 import { htmlReport } from '../../loadtest/src/report/html';
 import { markdownReport } from '../../loadtest/src/report/markdown';
+import { clusterUnavailable } from '../../loadtest/src/scenarios/cluster';
 import { isStreaming } from '../../loadtest/src/scenarios/scenario';
 import {
   launchService,
@@ -22,13 +23,20 @@ import { DEFAULT_SUITE, runSuite } from '../../loadtest/src/suite';
  *
  * One shared service serves every run (distinct order ids per run; a start per run would
  * cost more than the runs), except the runs that need their own: reconnect (the service
- * started with STREAM_MAX_AGE_MS) and overhead's bare-server half.
+ * started with STREAM_MAX_AGE_MS), overhead's bare-server half, and cluster (its own
+ * local stack: redis-server, two instances, nginx; about 17 s, skipped with the reason
+ * printed when redis-server or nginx is missing, and on the bare server).
  */
 const SMOKE_TRANSPORTS: TransportName[] = ['grpc', 'sse', 'ws', 'longpoll'];
-/** The CI budget is about 2.5 minutes on 2 cores; the suite takes about 2. */
-const SMOKE_TIMEOUT_MS = 170_000;
+/** The CI budget is about 2.5 minutes on 2 cores; the suite takes about 2 (+17 s cluster). */
+const SMOKE_TIMEOUT_MS = 190_000;
 
 const server: 'nest' | 'bare' = process.env.LOADTEST_SMOKE_SERVER === 'bare' ? 'bare' : 'nest';
+
+const noCluster = server === 'bare' ? 'the bare server has no cluster' : clusterUnavailable();
+if (noCluster !== undefined) {
+  process.stderr.write(`SKIPPED load test smoke, cluster scenario: ${noCluster}\n`);
+}
 
 describe(`load test smoke against the ${server} server`, () => {
   jest.setTimeout(SMOKE_TIMEOUT_MS);
@@ -47,10 +55,12 @@ describe(`load test smoke against the ${server} server`, () => {
       server === 'bare' ? { command: bareServerCommand('sse') } : { inspect: true },
     );
     // Every scenario (the default suite's and scale), each on the smoke transports.
-    const steps = SCENARIOS.filter((s) => server === 'nest' || s.name !== 'reconnect').map((s) => ({
-      scenario: s.name,
-      options: { transports: SMOKE_TRANSPORTS },
-    }));
+    const steps = SCENARIOS.filter((s) => server === 'nest' || s.name !== 'reconnect')
+      .filter((s) => noCluster === undefined || s.name !== 'cluster')
+      .map((s) => ({
+        scenario: s.name,
+        options: { transports: SMOKE_TRANSPORTS },
+      }));
     const report = await runSuite({
       running,
       steps,
@@ -86,6 +96,19 @@ describe(`load test smoke against the ${server} server`, () => {
           ends: true,
         });
       expect(r.reconnectMs.count).toBeGreaterThan(0);
+    }
+    // The cluster ran on Redis, both instances delivered (direct: half the subscribers on
+    // the instance that does not publish), and the simulator never failed a publish.
+    for (const r of report.runs.filter((x) => x.scenario === 'cluster')) {
+      const where = `cluster ${r.variant} ${r.transport}`;
+      expect({ where, store: r.extra?.store, failed: r.extra?.simulatorFailed }).toEqual({
+        where,
+        store: 'redis',
+        failed: 0,
+      });
+      if (r.variant === 'direct') {
+        expect({ where, app2: Number(r.extra?.app2Delivered) > 0 }).toEqual({ where, app2: true });
+      }
     }
     expect(report.runs.filter((r) => r.scenario === 'overhead').map((r) => r.server)).toEqual(
       expect.arrayContaining(['nest', 'bare']),

@@ -17,7 +17,12 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
   switch (transport) {
     case 'grpc':
-      return new GrpcConnector(`${o.host}:${o.grpcPort}`, o.token, o.grpcSharedChannel ?? false);
+      return new GrpcConnector(
+        `${o.host}:${o.grpcPort}`,
+        o.token,
+        o.grpcSharedChannel ?? false,
+        o.grpcTls,
+      );
     case 'sse':
       return new SseConnector(transport, h1(), profile, o.token);
     case 'sse-h2':

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
-import type { Connector, OpenStream, StreamHandlers } from './transport';
+import type { Connector, GrpcTls, OpenStream, StreamHandlers } from './transport';
 
 interface SubscribeResponseMsg {
   event?: { orderId: string; seq: number; publishedAtUs: number };
@@ -75,15 +75,25 @@ export class GrpcConnector implements Connector {
     private readonly address: string,
     private readonly token: string | undefined,
     private readonly sharedChannel: boolean,
+    /** TLS instead of plaintext (nginx in the cluster scenario). */
+    private readonly tls?: GrpcTls,
   ) {}
 
   private client(): OrderStatusClient {
     const Ctor = orderStatusClientCtor();
+    const creds =
+      this.tls === undefined
+        ? grpc.credentials.createInsecure()
+        : grpc.credentials.createSsl(Buffer.from(this.tls.caPem));
+    const options: grpc.ChannelOptions = {
+      ...(this.tls === undefined ? {} : { 'grpc.ssl_target_name_override': this.tls.serverName }),
+      ...(this.sharedChannel ? {} : OWN_CONNECTION_OPTIONS),
+    };
     if (this.sharedChannel) {
-      this.shared ??= new Ctor(this.address, grpc.credentials.createInsecure());
+      this.shared ??= new Ctor(this.address, creds, options);
       return this.shared;
     }
-    const c = new Ctor(this.address, grpc.credentials.createInsecure(), OWN_CONNECTION_OPTIONS);
+    const c = new Ctor(this.address, creds, options);
     this.clients.add(c);
     return c;
   }

@@ -41,6 +41,11 @@ export interface OpenStream {
   resume?(): void;
 }
 
+export interface GrpcTls {
+  readonly caPem: string;
+  readonly serverName: string;
+}
+
 /** Header profiles of the bytes scenario (seed 001 ran every transport with both). */
 export type HeaderProfile = 'bare' | 'browser';
 
@@ -51,6 +56,12 @@ export interface ConnectorOptions {
   /** Port of TLS with ALPN h2 (the -h2 variants). */
   readonly httpsPort: number;
   readonly grpcPort: number;
+  /**
+   * gRPC over TLS (nginx's `grpc_pass` port in the cluster scenario): the CA's PEM and the
+   * name the certificate is for (a TLS server name may not be an IP, RFC 6066 section 3).
+   * Without it gRPC is plaintext h2, as the service's own port speaks.
+   */
+  readonly grpcTls?: GrpcTls;
   /** Bearer token for when auth is on; sent as header, socket.io auth.token or gRPC metadata. */
   readonly token?: string;
   /** @default 'bare' */

@@ -47,6 +47,11 @@ export function note(r: RunResult): string {
   if (r.scenario === 'slow-consumer' && r.extra && r.variant !== 'baseline') {
     parts.push(`slow: ${String(r.extra.slowReceived)}/${String(r.extra.slowDue)} received`);
   }
+  // Where the events went: app2 does not publish, so its share is the cross-instance path.
+  if (r.scenario === 'cluster' && r.extra)
+    parts.push(
+      `delivered app1/app2 ${String(r.extra.app1Delivered)}/${String(r.extra.app2Delivered)}`,
+    );
   if (r.scenario === 'unary' && r.extra)
     parts.push(`${String(r.extra.calls)} calls in ${String(r.extra.totalMs)} ms`);
   return parts.join('; ');

@@ -1,4 +1,5 @@
 import { backpressure } from './backpressure';
+import { cluster } from './cluster';
 import { idle } from './idle';
 import { overhead } from './overhead';
 import { reconnect } from './reconnect';
@@ -18,6 +19,7 @@ export const SCENARIOS: readonly Scenario[] = [
   unary,
   overhead,
   scale,
+  cluster,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -1,7 +1,13 @@
-import type { HeaderProfile, TransportName } from '../clients/transport';
+import type { ConnectorOptions, HeaderProfile, TransportName } from '../clients/transport';
 import type { RunningService } from '../service/launcher';
 
 /** Everything one transport run needs; scenarios build these, the CLI supplies defaults. */
+/** Where a subscriber connects when a run spreads them (cluster: each instance, or nginx). */
+export type SubscriberEndpoint = Pick<
+  ConnectorOptions,
+  'host' | 'httpPort' | 'httpsPort' | 'grpcPort' | 'grpcTls'
+>;
+
 export interface TransportRun {
   readonly scenario: string;
   readonly variant: string;
@@ -29,6 +35,12 @@ export interface TransportRun {
   readonly inspect?: boolean;
   /** Which server this run drives; overhead's bare runs say 'bare'. @default RunContext.server */
   readonly server?: 'nest' | 'bare';
+  /**
+   * Subscriber i connects to `endpoints[i % endpoints.length]` instead of the service's
+   * own ports; control traffic (simulator, last seqs, /metrics) still goes to the
+   * service. Not combined with `proxy`. @default the service's ports
+   */
+  readonly endpoints?: readonly SubscriberEndpoint[];
   /** Bound on waiting for late events after publishing stops. @default 5000 */
   readonly drainTimeoutMs?: number;
 }

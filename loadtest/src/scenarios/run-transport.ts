@@ -148,6 +148,11 @@ export async function runAgainst(
   hooks: RunHooks = {},
 ): Promise<RunResult> {
   const label = `${run.scenario}${run.variant ? ` ${run.variant}` : ''} ${run.transport}`;
+  if (run.proxy && run.endpoints) {
+    throw new TypeError(
+      `[${label}] a run goes through the proxy or spreads over endpoints, not both`,
+    );
+  }
   const token = ctx.token ?? service.token;
   const admin = new AdminClient(service, token);
   const prefix = `lt${++runCounter}`;
@@ -184,6 +189,11 @@ export async function runAgainst(
     };
     const direct = createConnector(run.transport, base);
     connectors.push(direct);
+    // One connector per endpoint when the run spreads its subscribers (cluster).
+    const spread = (run.endpoints ?? []).map((e) =>
+      createConnector(run.transport, { ...base, ...e }),
+    );
+    connectors.push(...spread);
     let proxied = direct;
     if (run.proxy) {
       const targetPort =
@@ -224,7 +234,7 @@ export async function runAgainst(
         const sub = new Subscriber(
           orderId(prefix, j + 1),
           0,
-          viaProxy ? proxied : direct,
+          viaProxy ? proxied : spread.length > 0 ? spread[j % spread.length] : direct,
           j === 0 ? firstMetrics : metrics,
           { reconnect: run.reconnect ?? true, ...hooks.subscriberOptions?.(j) },
         );
