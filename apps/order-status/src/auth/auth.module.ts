@@ -6,6 +6,7 @@ import { ConnectionLimiter, StreamTicketStore, TokenVerifier, type JsonWebKeySet
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { AuthService } from './auth.service';
+import { DevTokenController } from './dev-token.controller';
 import { HttpAuthGuard } from './http-auth.guard';
 import { PublishRateLimiter } from './publish-rate.limiter';
 import { StreamTicketsController } from './stream-tickets.controller';
@@ -18,7 +19,7 @@ import { StreamTicketsController } from './stream-tickets.controller';
  */
 @Global()
 @Module({
-  controllers: [StreamTicketsController],
+  controllers: [StreamTicketsController, DevTokenController],
   providers: [
     {
       provide: TokenVerifier,
