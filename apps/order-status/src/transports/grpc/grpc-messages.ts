@@ -1,3 +1,4 @@
+import type { Principal } from '@app/auth';
 import type { ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 import type {
   ProtoOrderSnapshot,
@@ -32,7 +33,14 @@ export interface UpdateStatusResponse {
   readonly event: ProtoOrderStatusChanged;
 }
 
-export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscribeResponse>;
+/**
+ * The Subscribe call. `principal` is set once the caller is authenticated, so the
+ * connection log (ops) can name who the stream belonged to, as it does for HTTP and
+ * socket.io.
+ */
+export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscribeResponse> & {
+  principal?: Principal;
+};
 export type GetOrderCall = ServerUnaryCall<GetOrderRequest, ProtoOrderSnapshot>;
 export type UpdateStatusCall = ServerUnaryCall<UpdateStatusRequest, UpdateStatusResponse>;
 

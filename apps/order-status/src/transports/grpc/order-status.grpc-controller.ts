@@ -61,6 +61,7 @@ export class OrderStatusGrpcController {
   subscribe(req: SubscribeRequest, metadata: Metadata, call: SubscribeCall): Observable<never> {
     return defer(async () => {
       const principal = await this.authenticate(metadata);
+      call.principal = principal;
       const orderId = parseOrderId(req.orderId);
       const afterSeq = parseSeq(req.afterSeq, 'after_seq');
       await this.auth.authorizeRead(principal, orderId);
