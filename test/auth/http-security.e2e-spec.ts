@@ -128,17 +128,63 @@ describe('HTTP security headers, CORS and the socket.io Origin allow-list', () =
     await app.close();
   });
 
-  it('sends helmet headers with a same-origin CSP', async () => {
-    const res = await request(`${app.httpUrl}/v1/orders/o-1`, { headers: app.authHeaders });
-    expect(res.statusCode).toBe(200);
-    const csp = String(res.headers['content-security-policy']);
-    expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  it('sends the page header set on the demo page and the API set everywhere else', async () => {
+    for (const path of ['/', '/index.html', '/assets/app.js']) {
+      const page = await request(`${app.httpUrl}${path}`);
+      expect(page.statusCode).toBe(200);
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("connect-src 'self' ws: wss:");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['x-content-type-options']).toBe('nosniff');
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+      await page.body.dump();
+    }
+
+    const apiCsp = "default-src 'none';frame-ancestors 'none'";
+    const expectApiSet = (headers: Record<string, unknown>) => {
+      expect(headers['content-security-policy']).toBe(apiCsp);
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['cross-origin-resource-policy']).toBe('same-origin');
+      expect(headers['referrer-policy']).toBe('no-referrer');
+      expect(headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+      // Page-only headers stay off API answers (bytes on every poll, memory per stream).
+      expect(headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(headers['x-dns-prefetch-control']).toBeUndefined();
+    };
+    const json = await request(`${app.httpUrl}/v1/orders/o-1`, { headers: app.authHeaders });
+    expect(json.statusCode).toBe(200);
+    expectApiSet(json.headers);
+    await json.body.dump();
     const refused = await request(`${app.httpUrl}/v1/orders/o-1`);
     expect(refused.statusCode).toBe(401);
     expect(String(refused.headers['www-authenticate'])).toMatch(/^Bearer/);
+    expectApiSet(refused.headers);
+    await refused.body.dump();
+    // SSE writes its own head on the raw response; the set must be on it too.
+    const stream = await request(`${app.httpUrl}/v1/orders/o-1/stream`, {
+      headers: app.authHeaders,
+    });
+    expect(stream.statusCode).toBe(200);
+    expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+    expectApiSet(stream.headers);
+    stream.body.destroy();
+    // ...and on the typed error it answers before the stream starts.
+    const unknown = await request(`${app.httpUrl}/v1/orders/nope/stream`, {
+      headers: app.authHeaders,
+    });
+    expect(unknown.statusCode).toBe(404);
+    expectApiSet(unknown.headers);
+    await unknown.body.dump();
+    // A held long-poll gets the set when it is answered (204 here: nothing new).
+    const poll = await request(`${app.httpUrl}/v1/orders/o-1/events?after=1&wait=1`, {
+      headers: app.authHeaders,
+    });
+    expect(poll.statusCode).toBe(204);
+    expectApiSet(poll.headers);
+    await poll.body.dump();
   });
 
   it('answers CORS preflights for listed origins only', async () => {

@@ -1,6 +1,6 @@
 import { ErrorCode, OrderStatus, ResetReason } from '@app/contracts';
 import { OrderEventBus } from './event-bus';
-import { DEFAULT_POLL_MAX_BATCH, pollOnce } from './poll';
+import { DEFAULT_POLL_MAX_BATCH, openPoll, pollOnce } from './poll';
 import { ControlledStore } from './testing/bus-fixtures';
 
 const seqsOf = (items: { kind: string; event?: { seq: number } }[]) =>
@@ -147,6 +147,65 @@ describe('pollOnce', () => {
     await expect(pollOnce(bus, 'nope', 0, { waitMs: 1_000 })).rejects.toMatchObject({
       code: ErrorCode.NotFound,
     });
+    expect(bus.subscriberCount()).toBe(0);
+  });
+});
+
+describe('openPoll (callback form)', () => {
+  let store: ControlledStore;
+  let bus: OrderEventBus;
+  beforeEach(() => {
+    store = new ControlledStore();
+    bus = new OrderEventBus(store, { ringSize: 1_000 });
+    bus.start();
+    store.publishNow('o', OrderStatus.Created);
+  });
+  afterEach(() => bus.stop());
+
+  it('calls back exactly once with the first live batch; a later cancel is a no-op', async () => {
+    const results: number[][] = [];
+    const hold = await openPoll(bus, 'o', 1, { waitMs: 10_000 }, (r) =>
+      results.push(seqsOf(r.items)),
+    );
+    expect(results).toEqual([]);
+    expect(bus.subscriberCount()).toBe(1);
+    store.publishNow('o', OrderStatus.Paid);
+    store.publishNow('o', OrderStatus.Packed);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(results).toEqual([[2, 3]]);
+    expect(bus.subscriberCount()).toBe(0);
+    hold.cancel();
+    store.publishNow('o', OrderStatus.Shipped);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(results).toHaveLength(1);
+  });
+
+  it('cancel answers at once with nothing and releases the subscription', async () => {
+    const results: number[][] = [];
+    const hold = await openPoll(bus, 'o', 1, { waitMs: 10_000 }, (r) =>
+      results.push(seqsOf(r.items)),
+    );
+    hold.cancel();
+    expect(results).toEqual([[]]);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('times out after waitMs with an empty answer', async () => {
+    const t0 = Date.now();
+    const result = await new Promise<number[]>((resolve) => {
+      void openPoll(bus, 'o', 1, { waitMs: 50 }, (r) => resolve(seqsOf(r.items)));
+    });
+    expect(result).toEqual([]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('rejects before any callback when the order is unknown', async () => {
+    const onResult = jest.fn();
+    await expect(openPoll(bus, 'nope', 0, { waitMs: 1_000 }, onResult)).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+    expect(onResult).not.toHaveBeenCalled();
     expect(bus.subscriberCount()).toBe(0);
   });
 });

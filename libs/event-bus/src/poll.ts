@@ -1,5 +1,6 @@
 import { StreamEndReason, type StreamItem } from '@app/contracts';
 import type { OrderEventBus } from './event-bus';
+import type { BusSubscription } from './subscriber';
 
 /** @default 100 items per long-poll response */
 export const DEFAULT_POLL_MAX_BATCH = 100;
@@ -24,33 +25,55 @@ export interface PollResult {
   readonly retryAfterMs?: number;
 }
 
+/** A poll waiting for something to answer; see openPoll. */
+export interface PollHold {
+  /** Answers now with what has been collected (usually nothing) and releases everything. */
+  cancel(): void;
+}
+
 /**
  * One long-poll exchange, built on a normal bus subscription so it shares the replay,
  * reset and race handling of the streaming transports: whatever is pending after
  * `afterSeq` is answered at once; otherwise the first live event ends the wait.
  * Items are collected until the pump goes quiet (same tick), up to `maxBatch`.
+ *
+ * Callback form, for servers that hold many polls: it resolves as soon as the
+ * subscription is open (rejecting with the bus's typed errors), and `onResult` is called
+ * exactly once later, when the poll is answered, times out or is cancelled. Nothing
+ * stays suspended in between (no pending async function, no promise chain), only the
+ * subscription, a timer and this closure: a held request is mostly idle memory.
  */
-export async function pollOnce(
+export async function openPoll(
   bus: OrderEventBus,
   orderId: string,
   afterSeq: number,
   opts: PollOptions,
-): Promise<PollResult> {
+  onResult: (result: PollResult) => void,
+): Promise<PollHold> {
   const maxBatch = opts.maxBatch ?? DEFAULT_POLL_MAX_BATCH;
   const items: StreamItem[] = [];
   let completed = false;
   let retryAfterMs: number | undefined;
-  let settle: (() => void) | undefined;
+  // Assigned when the open resolves; a batch answered during the open finds it unset.
+  let sub: BusSubscription | undefined = undefined;
+  let timer: NodeJS.Timeout | undefined;
   let scheduled = false;
-  const done = new Promise<void>((resolve) => (settle = resolve));
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    sub?.close();
+    onResult({ items, completed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  };
   // Answer once the synchronous burst of writes is over, so one response carries a batch.
   const finishSoon = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => settle?.());
+    setImmediate(finish);
   };
 
-  const sub = await bus.open(
+  sub = await bus.open(
     orderId,
     afterSeq,
     {
@@ -71,21 +94,39 @@ export async function pollOnce(
     },
     { transport: opts.transport ?? 'long-poll', maxAgeMs: 0 },
   );
-
-  let timer: NodeJS.Timeout | undefined;
-  const onAbort = () => settle?.();
-  try {
-    if (items.length === 0 && !completed) {
-      if (opts.signal?.aborted) return { items, completed };
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.waitMs <= 0) finishSoon();
-      else timer = setTimeout(() => settle?.(), opts.waitMs);
-    }
-    await done;
-    return { items, completed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
-    sub.close();
+  // Replayed items may have been answered while the open was still reading history.
+  if (finished) sub.close();
+  else if (items.length === 0 && !completed) {
+    if (opts.waitMs <= 0) finishSoon();
+    else timer = setTimeout(finish, opts.waitMs);
   }
+  return { cancel: finish };
+}
+
+/**
+ * openPoll as a promise, for callers that await one poll at a time. `signal` cancels
+ * the wait (the client went away): the subscription is released at once.
+ */
+export function pollOnce(
+  bus: OrderEventBus,
+  orderId: string,
+  afterSeq: number,
+  opts: PollOptions,
+): Promise<PollResult> {
+  const { signal } = opts;
+  return new Promise<PollResult>((resolve, reject) => {
+    let hold: PollHold | undefined;
+    let settled = false;
+    const onAbort = () => hold?.cancel();
+    openPoll(bus, orderId, afterSeq, opts, (result) => {
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    }).then((opened) => {
+      hold = opened;
+      if (settled) return;
+      if (signal?.aborted) opened.cancel();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    }, reject);
+  });
 }

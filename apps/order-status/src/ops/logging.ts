@@ -4,7 +4,7 @@ import type { Params } from 'nestjs-pino';
 import { stdTimeFunctions } from 'pino';
 import { REDACTED_LOG_PATHS, redactUrl } from '@app/auth';
 import type { AppConfig } from '../config/app-config';
-import { HTTP_CONNECTION_ROUTES } from './connection-log.interceptor';
+import { HTTP_CONNECTION_ROUTES } from './connection-routes';
 
 /**
  * Requests pino-http does not log: probes and scrapes (every few seconds, forever) and

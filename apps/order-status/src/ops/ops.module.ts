@@ -1,10 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
 import { ConnectionLog } from './connection-log';
-import { ConnectionLogInterceptor } from './connection-log.interceptor';
 import { HealthController } from './health.controller';
 import { loggerParams } from './logging';
 import { MetricsService } from './metrics.service';
@@ -26,12 +24,9 @@ export class OpsModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [OpsController, HealthController],
-      providers: [
-        MetricsService,
-        Readiness,
-        ConnectionLog,
-        { provide: APP_INTERCEPTOR, useClass: ConnectionLogInterceptor },
-      ],
+      // ConnectionLogGuard and GrpcConnectionLogInterceptor are bound on the routes they
+      // log; Nest instantiates them there, with ConnectionLog from here.
+      providers: [MetricsService, Readiness, ConnectionLog],
       exports: [MetricsService, Readiness, ConnectionLog],
     };
   }

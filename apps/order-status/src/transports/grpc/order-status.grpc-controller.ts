@@ -1,4 +1,4 @@
-import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { Controller, Inject, UseFilters, UseInterceptors } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import type { Metadata } from '@grpc/grpc-js';
 import { defer, switchMap, type Observable } from 'rxjs';
@@ -18,6 +18,7 @@ import {
 import { OrderEventBus, OrderStore } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { PublishRateLimiter } from '../../auth/publish-rate.limiter';
+import { GrpcConnectionLogInterceptor } from '../../ops/connection-log.interceptor';
 import { withinDeadline } from './grpc-deadline';
 import { GrpcExceptionFilter } from './grpc-exception.filter';
 import {
@@ -58,6 +59,7 @@ export class OrderStatusGrpcController {
    * UNAUTHENTICATED when the token expires.
    */
   @GrpcMethod(GRPC_SERVICE, 'Subscribe')
+  @UseInterceptors(GrpcConnectionLogInterceptor)
   subscribe(req: SubscribeRequest, metadata: Metadata, call: SubscribeCall): Observable<never> {
     return defer(async () => {
       const principal = await this.authenticate(metadata);

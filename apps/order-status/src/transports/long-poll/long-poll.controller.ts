@@ -8,10 +8,12 @@ import {
   type OrderStatusChanged,
   type StreamReset,
 } from '@app/contracts';
-import { OrderEventBus, pollOnce } from '@app/event-bus';
+import { OrderEventBus, openPoll, type PollHold, type PollResult } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
+import { sendHttpError } from '../../http/http-exception.filter';
+import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 
 const TRANSPORT = 'long-poll';
@@ -43,16 +45,16 @@ export class LongPollController {
   ) {}
 
   @Get(':orderId/events')
+  @LogConnection()
   async poll(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,
     @Query('wait') rawWait: unknown,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PollBody | undefined> {
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const orderId = parseOrderId(rawOrderId);
     const after = parseSeq(rawAfter, 'after');
     const waitS = this.waitSeconds(rawWait);
-    void reply.header('cache-control', 'no-store');
     // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order.
     const principal = reply.request.principal;
     if (principal === undefined) throw new Error('long-poll route reached without a principal');
@@ -62,42 +64,43 @@ export class LongPollController {
     // Never hold past the token's expiry: the next poll must present a valid token.
     const waitMs = Math.max(0, Math.min(waitS * 1000, principal.expiresAtMs - Date.now()));
 
-    const abort = new AbortController();
-    const stopWatching = onClientGone(reply, () => abort.abort());
-    this.bus.stats.connectionOpened(TRANSPORT);
-    try {
-      const { items, completed, retryAfterMs } = await pollOnce(this.bus, orderId, after, {
-        waitMs,
-        maxBatch: this.config.longPoll.maxBatch,
-        signal: abort.signal,
-        transport: TRANSPORT,
-      });
-      if (items.length === 0 && !completed) {
-        // Answered early at shutdown: poll again after the advised (jittered) delay.
-        if (retryAfterMs !== undefined) {
-          void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
-        }
-        void reply.status(204);
-        return undefined;
-      }
-      const events: OrderStatusChanged[] = [];
-      let reset: StreamReset | undefined;
-      let next = after;
-      for (const item of items) {
-        if (item.kind === 'event') {
-          events.push(item.event);
-          next = item.event.seq;
-        } else {
-          reset = item.reset;
-          next = item.reset.snapshot.lastSeq;
-        }
-      }
-      return { orderId, events, ...(reset ? { reset } : {}), next, completed };
-    } finally {
+    let hold: PollHold | undefined;
+    let gone = false;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       releaseSlot();
       stopWatching();
       this.bus.stats.connectionClosed(TRANSPORT);
+    };
+    const stopWatching = onClientGone(reply, () => {
+      gone = true;
+      hold?.cancel();
+      release();
+    });
+    this.bus.stats.connectionOpened(TRANSPORT);
+    try {
+      // Returns once the subscription is open; this handler then returns too, and the
+      // answer is sent from the callback. Awaiting the answer here instead would keep
+      // this function, Nest's handler chain and their promises suspended for the whole
+      // hold: about a third of a held long-poll's memory (load test, idle scenario).
+      hold = await openPoll(
+        this.bus,
+        orderId,
+        after,
+        { waitMs, maxBatch: this.config.longPoll.maxBatch, transport: TRANSPORT },
+        (result) => {
+          release();
+          if (!gone) answer(reply, orderId, after, result);
+        },
+      );
+    } catch (err) {
+      // Not open (unknown order, store down): Nest's filter answers with the typed error.
+      release();
+      throw err;
     }
+    if (gone) hold.cancel();
   }
 
   /** `wait` in whole seconds, default and cap from config; 0 is the short-poll baseline. */
@@ -112,5 +115,37 @@ export class LongPollController {
     }
     // Capped, not rejected: a client asking for longer simply gets the longest hold.
     return Math.min(Number(raw), maxWaitS);
+  }
+}
+
+/** 200 with the batch and the next cursor, or 204 when nothing came within the wait. */
+function answer(reply: FastifyReply, orderId: string, after: number, result: PollResult): void {
+  try {
+    const { items, completed, retryAfterMs } = result;
+    void reply.header('cache-control', 'no-store');
+    if (items.length === 0 && !completed) {
+      // Answered early at shutdown: poll again after the advised (jittered) delay.
+      if (retryAfterMs !== undefined) {
+        void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
+      }
+      void reply.status(204).send();
+      return;
+    }
+    const events: OrderStatusChanged[] = [];
+    let reset: StreamReset | undefined;
+    let next = after;
+    for (const item of items) {
+      if (item.kind === 'event') {
+        events.push(item.event);
+        next = item.event.seq;
+      } else {
+        reset = item.reset;
+        next = item.reset.snapshot.lastSeq;
+      }
+    }
+    const body: PollBody = { orderId, events, ...(reset ? { reset } : {}), next, completed };
+    void reply.status(200).send(body);
+  } catch (err) {
+    sendHttpError(reply, err);
   }
 }

@@ -14,6 +14,8 @@ import { StreamCredentials } from '../../auth/auth.decorators';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
+import { SECURITY_HEADERS } from '../../http/security-headers';
+import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
 import { SseHeartbeat } from './sse-heartbeat.service';
@@ -53,6 +55,7 @@ export class SseController {
    */
   @Get(':orderId/stream')
   @StreamCredentials()
+  @LogConnection()
   async stream(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,
@@ -73,6 +76,7 @@ export class SseController {
       if (headSent) return;
       headSent = true;
       res.writeHead(200, {
+        ...SECURITY_HEADERS.api,
         'content-type': 'text/event-stream; charset=utf-8',
         // no-store: an intermediary must never replay a stream from cache.
         'cache-control': 'no-store',
@@ -88,7 +92,7 @@ export class SseController {
       if (closed) return;
       if (!headSent && reason === StreamEndReason.Completed) {
         // Resuming a finished order: 204 tells EventSource to stop reconnecting.
-        res.writeHead(204, { 'cache-control': 'no-store' });
+        res.writeHead(204, { ...SECURITY_HEADERS.api, 'cache-control': 'no-store' });
       } else {
         sendHead();
         // Shutdown advice: EventSource waits this (per-client random) delay before it
@@ -144,6 +148,7 @@ export class SseController {
         return;
       }
       res.writeHead(HTTP_STATUS_BY_CODE[gw.code], {
+        ...SECURITY_HEADERS.api,
         'content-type': 'application/json; charset=utf-8',
       });
       res.end(JSON.stringify(errorBody(gw)));

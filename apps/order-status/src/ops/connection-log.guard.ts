@@ -1,0 +1,42 @@
+import {
+  Inject,
+  Injectable,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { onClientGone } from '../http/client-gone';
+import { ConnectionLog, principalOf } from './connection-log';
+import { HTTP_CONNECTION_ROUTES } from './connection-routes';
+
+/**
+ * Logs the opened and closed lines of a held HTTP connection (an SSE stream, a long-poll
+ * hold). It is a guard that always lets the request through, not an interceptor, for
+ * memory: any interceptor makes Nest run the handler inside an RxJS pipeline (defer,
+ * mergeAll, from(promise)) that a held request keeps alive for its whole life; measured
+ * with the load test's idle scenario, that pipeline was half of a held long-poll's
+ * ~30 KB. Method guards run after the global HttpAuthGuard, so the principal is known.
+ */
+@Injectable()
+export class ConnectionLogGuard implements CanActivate {
+  constructor(@Inject(ConnectionLog) private readonly log: ConnectionLog) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const http = context.switchToHttp();
+    const req = http.getRequest<FastifyRequest>();
+    const route = req.routeOptions.url ?? '';
+    const transport = HTTP_CONNECTION_ROUTES[route];
+    // A route decorated but not listed would also be logged line-per-request by pino-http.
+    if (transport === undefined) throw new Error(`${route} is not in HTTP_CONNECTION_ROUTES`);
+    const conn = this.log.opened(transport, principalOf(req), {
+      orderId: (req.params as { orderId?: string }).orderId,
+      httpVersion: req.raw.httpVersion,
+    });
+    onClientGone(http.getResponse<FastifyReply>(), () => conn.closed());
+    return true;
+  }
+}
+
+/** Marks a route handler as a held connection: logged opened/closed by ConnectionLogGuard. */
+export const LogConnection = () => UseGuards(ConnectionLogGuard);
