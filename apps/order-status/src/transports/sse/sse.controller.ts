@@ -18,7 +18,7 @@ import { SECURITY_HEADERS } from '../../http/security-headers';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
-import { SseHeartbeat } from './sse-heartbeat.service';
+import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
 
 /** The part of http.ServerResponse / http2 Http2ServerResponse this controller uses. */
 interface RawResponse {
@@ -71,6 +71,7 @@ export class SseController {
     let releaseSlot: (() => void) | undefined;
     let headSent = false;
     let closed = false;
+    let beat: HeartbeatEntry | undefined;
 
     const sendHead = () => {
       if (headSent) return;
@@ -86,7 +87,7 @@ export class SseController {
         ...(http2 ? {} : { connection: 'keep-alive' }),
       });
       res.write(retryFrame(this.config.sse.retryMs));
-      this.heartbeat.add(res);
+      beat = this.heartbeat.add(res);
     };
     const finish = (reason: StreamEndReason, retryAfterMs?: number) => {
       if (closed) return;
@@ -105,7 +106,7 @@ export class SseController {
 
     onClientGone(reply, () => {
       closed = true;
-      this.heartbeat.delete(res);
+      this.heartbeat.delete(beat);
       sub?.close();
       releaseSlot?.();
       this.bus.stats.connectionClosed(TRANSPORT);
@@ -132,6 +133,8 @@ export class SseController {
         {
           write: (item: StreamItem) => {
             sendHead();
+            // This stream needs no heartbeat this period.
+            if (beat !== undefined) beat.active = true;
             return res.write(itemFrame(item));
           },
           onDrain: (resume) => res.once('drain', resume),

@@ -1,0 +1,45 @@
+import type { AppConfig } from '../../config/app-config';
+import { HEARTBEAT_FRAME } from './sse-frames';
+import { SseHeartbeat } from './sse-heartbeat.service';
+
+describe('SseHeartbeat', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  const stream = () => ({
+    writes: [] as string[],
+    write(c: string) {
+      this.writes.push(c);
+      return true;
+    },
+  });
+
+  it('beats only streams that wrote nothing since the last beat', () => {
+    const hb = new SseHeartbeat({ sse: { heartbeatMs: 1_000, retryMs: 1_000 } } as AppConfig);
+    const quiet = stream();
+    const busy = stream();
+    hb.add(quiet);
+    const busyEntry = hb.add(busy);
+
+    busyEntry.active = true;
+    jest.advanceTimersByTime(1_000);
+    expect(quiet.writes).toEqual([HEARTBEAT_FRAME]);
+    expect(busy.writes).toEqual([]);
+
+    // Nothing written during the next period: now it needs a beat too.
+    jest.advanceTimersByTime(1_000);
+    expect(busy.writes).toEqual([HEARTBEAT_FRAME]);
+    expect(quiet.writes).toHaveLength(2);
+    hb.onModuleDestroy();
+  });
+
+  it('stops beating a deleted stream', () => {
+    const hb = new SseHeartbeat({ sse: { heartbeatMs: 1_000, retryMs: 1_000 } } as AppConfig);
+    const s = stream();
+    hb.delete(hb.add(s));
+    hb.delete(undefined);
+    jest.advanceTimersByTime(3_000);
+    expect(s.writes).toEqual([]);
+    hb.onModuleDestroy();
+  });
+});
