@@ -1,5 +1,5 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { OrderStatus, PROTO_STATUS, StreamEndReason } from '@app/contracts';
+import { OrderStatus, PROTO_STATUS, StreamEndReason, StreamEndTrailer } from '@app/contracts';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -163,6 +163,9 @@ describe('gRPC Subscribe', () => {
     expect(status.code).toBe(GrpcCode.UNAVAILABLE);
     expect(status.details).toContain('shutdown');
     expect(status.details).toContain('after_seq=2');
+    // Machine-readable in the trailers: no parsing of the details text needed.
+    expect(status.metadata.get(StreamEndTrailer.Reason)).toEqual(['shutdown']);
+    expect(status.metadata.get(StreamEndTrailer.ResumeAfterSeq)).toEqual(['2']);
     expect(app.bus.subscriberCount()).toBe(0);
   });
 });

@@ -6,3 +6,4 @@ export * from './publish-status.dto';
 export * from './subscribe.dto';
 export * from './proto-codec';
 export * from './proto-path';
+export * from './grpc-trailers';

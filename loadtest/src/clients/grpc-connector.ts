@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
+import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import type { Connector, GrpcTls, OpenStream, StreamHandlers } from './transport';
 
 interface SubscribeResponseMsg {
@@ -54,14 +55,16 @@ export function authMetadata(token: string | undefined): grpc.Metadata {
 }
 
 /**
- * The reason of a stream the service ended on purpose: UNAVAILABLE with details
- * `stream ended (<reason>); resubscribe with after_seq=<n>` (the service's grpc-status.ts).
+ * The reason of a stream the service ended on purpose and told the client to resume:
+ * UNAVAILABLE with the reason in the `stream-end-reason` trailer (contracts'
+ * StreamEndTrailer; the details text says the same for humans).
  */
 export function streamEndReason(
-  err: Pick<grpc.StatusObject, 'code' | 'details'>,
+  err: Pick<grpc.StatusObject, 'code' | 'metadata'>,
 ): string | undefined {
   if (err.code !== grpc.status.UNAVAILABLE) return undefined;
-  return /^stream ended \(([a-z_]+)\)/.exec(err.details)?.[1];
+  const [reason] = err.metadata.get(StreamEndTrailer.Reason);
+  return typeof reason === 'string' ? reason : undefined;
 }
 
 /** `OrderStatusService.Subscribe`, one connection per subscriber unless `shared`. */

@@ -1,6 +1,6 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { RpcException } from '@nestjs/microservices';
-import { ErrorCode, GatewayError, StreamEndReason } from '@app/contracts';
+import { ErrorCode, GatewayError, StreamEndReason, StreamEndTrailer } from '@app/contracts';
 import { streamEndError, toGrpcStatus } from './grpc-status';
 
 describe('toGrpcStatus', () => {
@@ -35,5 +35,19 @@ describe('streamEndError', () => {
     expect(s.code).toBe(GrpcCode.UNAVAILABLE);
     expect(s.details).toContain('max_age');
     expect(s.details).toContain('after_seq=42');
+    // The same facts, machine-readable, in the trailers.
+    expect(s.metadata?.get(StreamEndTrailer.Reason)).toEqual(['max_age']);
+    expect(s.metadata?.get(StreamEndTrailer.ResumeAfterSeq)).toEqual(['42']);
+    expect(s.metadata?.get(StreamEndTrailer.RetryAfterMs)).toEqual([]);
+  });
+
+  it('carries reconnect advice at shutdown and UNAUTHENTICATED for an expired token', () => {
+    const shutdown = toGrpcStatus(streamEndError(StreamEndReason.Shutdown, 7, 1234.4));
+    expect(shutdown.code).toBe(GrpcCode.UNAVAILABLE);
+    expect(shutdown.metadata?.get(StreamEndTrailer.RetryAfterMs)).toEqual(['1234']);
+    const expired = toGrpcStatus(streamEndError(StreamEndReason.TokenExpired, 3));
+    expect(expired.code).toBe(GrpcCode.UNAUTHENTICATED);
+    expect(expired.metadata?.get(StreamEndTrailer.Reason)).toEqual(['token_expired']);
+    expect(expired.metadata?.get(StreamEndTrailer.ResumeAfterSeq)).toEqual(['3']);
   });
 });

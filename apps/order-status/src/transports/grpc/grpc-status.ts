@@ -1,13 +1,20 @@
-import { status as GrpcCode, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, status as GrpcCode, type StatusObject } from '@grpc/grpc-js';
 import { RpcException } from '@nestjs/microservices';
-import { ErrorCode, GatewayError, GRPC_STATUS_BY_CODE, StreamEndReason } from '@app/contracts';
+import {
+  ErrorCode,
+  GatewayError,
+  GRPC_STATUS_BY_CODE,
+  StreamEndReason,
+  StreamEndTrailer,
+} from '@app/contracts';
 
 /**
- * What grpc-js turns into the call's final status: a numeric `code` and its `details`
- * (grpc-js `serverErrorToStatus()` reads exactly these two fields of an emitted error or
- * a unary callback error; anything without a numeric code becomes UNKNOWN).
+ * What grpc-js turns into the call's final status: a numeric `code`, its `details` and
+ * optional trailing `metadata` (grpc-js `serverErrorToStatus()` reads these fields of an
+ * emitted error or a unary callback error; anything without a numeric code becomes
+ * UNKNOWN).
  */
-export type GrpcStatus = Pick<StatusObject, 'code' | 'details'>;
+export type GrpcStatus = Pick<StatusObject, 'code' | 'details'> & { metadata?: Metadata };
 
 export function isGrpcStatus(value: unknown): value is GrpcStatus {
   const v = value as Partial<GrpcStatus> | null;
@@ -22,6 +29,9 @@ export function isGrpcStatus(value: unknown): value is GrpcStatus {
  * else INTERNAL with no detail leaked.
  */
 export function toGrpcStatus(err: unknown): GrpcStatus {
+  if (err instanceof StreamEndError) {
+    return { code: GRPC_STATUS_BY_CODE[err.code], details: err.message, metadata: err.trailers() };
+  }
   if (err instanceof GatewayError) {
     return { code: GRPC_STATUS_BY_CODE[err.code], details: err.message };
   }
@@ -31,23 +41,61 @@ export function toGrpcStatus(err: unknown): GrpcStatus {
 }
 
 /**
+ * A stream the service ended on purpose. Besides the status code and a readable
+ * details line, the call's trailers carry the reason, the seq to resume after and any
+ * reconnect advice (contracts' StreamEndTrailer), so clients need not parse text.
+ */
+export class StreamEndError extends GatewayError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly reason: StreamEndReason,
+    readonly resumeAfterSeq: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(code, message);
+    this.name = 'StreamEndError';
+  }
+
+  trailers(): Metadata {
+    const md = new Metadata();
+    md.set(StreamEndTrailer.Reason, this.reason);
+    md.set(StreamEndTrailer.ResumeAfterSeq, String(this.resumeAfterSeq));
+    if (this.retryAfterMs !== undefined) {
+      md.set(StreamEndTrailer.RetryAfterMs, String(Math.round(this.retryAfterMs)));
+    }
+    return md;
+  }
+}
+
+/**
  * Why the service ended a stream, as the error that ends the call. Only `completed`
  * ends with OK (the order is finished); `token_expired` is UNAUTHENTICATED; every other
- * reason is UNAVAILABLE, which gRPC
- * clients treat as "retry" (grpc/doc/statuscodes.md: "most likely a transient
- * condition"), and the details name the reason and the seq to resume after.
+ * reason is UNAVAILABLE, which gRPC clients treat as "retry" (grpc/doc/statuscodes.md:
+ * "most likely a transient condition"). Details and trailers name the reason and the
+ * seq to resume after.
  */
-export function streamEndError(reason: StreamEndReason, lastSeq: number): GatewayError {
+export function streamEndError(
+  reason: StreamEndReason,
+  lastSeq: number,
+  retryAfterMs?: number,
+): StreamEndError {
   if (reason === StreamEndReason.TokenExpired) {
     // UNAUTHENTICATED, not UNAVAILABLE: retrying with the same token cannot work, and a
     // client must be able to tell this from a network failure.
-    return new GatewayError(
+    return new StreamEndError(
       ErrorCode.Unauthenticated,
       `stream ended (${reason}); resubscribe with a fresh token and after_seq=${lastSeq}`,
+      reason,
+      lastSeq,
+      retryAfterMs,
     );
   }
-  return new GatewayError(
+  return new StreamEndError(
     ErrorCode.Unavailable,
     `stream ended (${reason}); resubscribe with after_seq=${lastSeq}`,
+    reason,
+    lastSeq,
+    retryAfterMs,
   );
 }

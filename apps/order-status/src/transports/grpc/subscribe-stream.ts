@@ -89,9 +89,9 @@ export function subscribeStream(
         };
         call.once('drain', pendingDrain);
       },
-      end: (reason) => {
+      end: (reason, retryAfterMs) => {
         if (reason === StreamEndReason.Completed) subscriber.complete();
-        else subscriber.error(streamEndError(reason, lastSeq));
+        else subscriber.error(streamEndError(reason, lastSeq, retryAfterMs));
       },
     };
 
