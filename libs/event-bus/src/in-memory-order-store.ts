@@ -55,7 +55,7 @@ export class InMemoryOrderStore extends OrderStore {
       seq: (current?.lastSeq ?? 0) + 1,
       status,
       publishedAtUs: nowUs(),
-      ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
+      ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
     };
     // The owner is fixed at creation and carried over on every later status.
     const owner = current ? current.ownerId : ownerId;
@@ -101,4 +101,17 @@ export class InMemoryOrderStore extends OrderStore {
     timer.unref();
     this.forgetTimers.add(timer);
   }
+}
+
+let lastPadding = '';
+
+/**
+ * Filler strings are shared while their size stays the same (a simulator schedule uses
+ * one size): every retained event (replay ring) would otherwise keep its own copy, which
+ * the load test's scale steps pay for in GC. Strings are immutable, so sharing is
+ * invisible to readers; one cached size keeps the cache itself bounded.
+ */
+function paddingOf(bytes: number): string {
+  if (lastPadding.length !== bytes) lastPadding = 'x'.repeat(bytes);
+  return lastPadding;
 }
