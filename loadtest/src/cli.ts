@@ -10,8 +10,8 @@ import type { ScenarioOptions } from './scenarios/scenario';
 import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
-  [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--payload BYTES]
-  [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
+  [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
+  [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
   [--cpu-prof DIR]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
@@ -37,6 +37,7 @@ export function parseCli(argv: readonly string[]):
       subscribers: { type: 'string' },
       rate: { type: 'string' },
       duration: { type: 'string' },
+      warmup: { type: 'string' },
       payload: { type: 'string' },
       target: { type: 'string' },
       token: { type: 'string' },
@@ -66,6 +67,7 @@ export function parseCli(argv: readonly string[]):
     subscribers: num('subscribers', values.subscribers, 1, 50_000),
     rate: num('rate', values.rate, 0.1, 10_000),
     durationS: num('duration', values.duration, 1, 3_600),
+    warmupS: num('warmup', values.warmup, 0, 600),
     payloadBytes: num('payload', values.payload, 0, 1_048_576),
   };
   if (values['grpc-shared']) overrides.grpcSharedChannel = true;

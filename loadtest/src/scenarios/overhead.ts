@@ -1,6 +1,6 @@
 import { runTransport } from './run-transport';
 import { PADDING_FOR_117_BYTES } from './steady';
-import { perTransport, type Scenario } from './scenario';
+import { perTransport, type Scenario, warmupOf } from './scenario';
 
 export const OVERHEAD_TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll'] as const;
 
@@ -26,6 +26,7 @@ export const overhead: Scenario = {
             subscribers: o.subscribers ?? (o.tiny ? 4 : 500),
             ratePerOrder: o.rate ?? 10,
             durationS: o.durationS ?? (o.tiny ? 2 : 6),
+            warmupS: warmupOf(o),
             payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
           }),
         );

@@ -40,6 +40,8 @@ export interface RunSettingsRecord {
   readonly subscribers: number;
   readonly ratePerOrder: number;
   readonly durationS: number;
+  /** Seconds of publishing before the measured window (not in `durationS`). */
+  readonly warmupS: number;
   readonly payloadBytes: number;
   readonly headers: string;
   readonly oneWayDelayMs: number;

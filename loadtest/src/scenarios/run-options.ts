@@ -41,6 +41,11 @@ export interface TransportRun {
    * service. Not combined with `proxy`. @default the service's ports
    */
   readonly endpoints?: readonly SubscriberEndpoint[];
+  /**
+   * Publish this long before the measured window opens (JIT and heap warm-up of the
+   * fresh service); only with `publish`. @default 0
+   */
+  readonly warmupS?: number;
   /** Bound on waiting for late events after publishing stops. @default 5000 */
   readonly drainTimeoutMs?: number;
 }

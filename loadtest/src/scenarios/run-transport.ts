@@ -162,6 +162,8 @@ export async function runAgainst(
   const connectors: Connector[] = [];
   const subscribers: Subscriber[] = [];
   const startedAt = performance.now();
+  const publish = run.publish ?? true;
+  const warmupS = publish ? (run.warmupS ?? 0) : 0;
   const serviceSampler = service.pid === undefined ? undefined : UsageSampler.forPid(service.pid);
   const generator = new GeneratorMonitor();
   const host = UsageSampler.host();
@@ -262,18 +264,24 @@ export async function runAgainst(
     );
 
     await hooks.beforeStart?.(live);
+    // Read before any warm-up: seq gaps are checked over every event, so the drops
+    // that explain them must be counted over the same span.
+    droppedAtStart = droppedEvents(await admin.metrics()) ?? 0;
+    if (warmupS > 0) {
+      await admin.start();
+      ctx.progress(`[${label}] warming up ${warmupS}s`);
+      await new Promise((r) => setTimeout(r, warmupS * 1000));
+    }
     if (!run.countSetupBytes) proxy?.resetCounts();
     deliveredAtStart = metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered);
     requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
-    droppedAtStart = droppedEvents(await admin.metrics()) ?? 0;
     metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
     serviceSampler?.start();
     generator.start();
     host.start();
     windowStarted = true;
     const windowStart = performance.now();
-    const publish = run.publish ?? true;
-    if (publish) await admin.start();
+    if (publish && warmupS === 0) await admin.start();
 
     for (let t = 1; t <= run.durationS && !ctx.aborted(); t += 1) {
       await new Promise((r) =>
@@ -369,6 +377,7 @@ export async function runAgainst(
       subscribers: run.subscribers,
       ratePerOrder: run.ratePerOrder,
       durationS: run.durationS,
+      warmupS,
       payloadBytes: run.payloadBytes,
       headers: run.headers ?? 'bare',
       oneWayDelayMs: run.proxy?.oneWayDelayMs ?? 0,

@@ -1,7 +1,7 @@
 import type { RunResult } from './result';
 import { runTransport } from './run-transport';
 import { PADDING_FOR_117_BYTES } from './steady';
-import { anyTransport, perTransport, type Scenario } from './scenario';
+import { anyTransport, perTransport, type Scenario, warmupOf } from './scenario';
 
 /** The bound: a step is clean with zero loss and p99 at or under this. */
 export const SCALE_P99_BOUND_MS = 50;
@@ -46,6 +46,7 @@ export const scale: Scenario = {
           subscribers: n,
           ratePerOrder: o.rate ?? 10,
           durationS: o.durationS ?? (o.tiny ? 1 : 5),
+          warmupS: warmupOf(o),
           payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
           drainTimeoutMs: 3_000,
         });

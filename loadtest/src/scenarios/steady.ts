@@ -1,5 +1,5 @@
 import { runTransport, runVariants } from './run-transport';
-import { anyTransport, isStreaming, perTransport, type Scenario } from './scenario';
+import { anyTransport, isStreaming, perTransport, type Scenario, warmupOf } from './scenario';
 
 /** The event size of seed 001 (~117 bytes of JSON) needs about this much padding. */
 export const PADDING_FOR_117_BYTES = 12;
@@ -21,6 +21,7 @@ export const steady: Scenario = {
         subscribers: o.subscribers ?? (o.tiny ? 5 : 500),
         ratePerOrder: o.rate ?? 10,
         durationS: o.durationS ?? (o.tiny ? 2 : 10),
+        warmupS: warmupOf(o),
         payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
         grpcSharedChannel: o.grpcSharedChannel,
       }),
@@ -43,6 +44,7 @@ export const wan: Scenario = {
             subscribers: o.subscribers ?? (o.tiny ? 3 : 50),
             ratePerOrder: rate,
             durationS: o.durationS ?? (o.tiny ? 2 : 5),
+            warmupS: warmupOf(o),
             payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
             proxy: { oneWayDelayMs: 25, only: 'all' },
             grpcSharedChannel: o.grpcSharedChannel,

@@ -118,6 +118,7 @@ export const unary: Scenario = {
             subscribers: 1,
             ratePerOrder: 0,
             durationS: totalMs / 1000,
+            warmupS: 0,
             payloadBytes: 0,
             headers: 'bare',
             oneWayDelayMs: 0,
