@@ -203,6 +203,31 @@ describe('HTTP security headers, CORS and the socket.io Origin allow-list', () =
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('lets a listed origin read SSE streams and long-poll answers, which write their own head', async () => {
+    const origin = 'https://app.example';
+    const headers = { ...app.authHeaders, origin };
+    const stream = await request(`${app.httpUrl}/v1/orders/o-1/stream`, { headers });
+    expect(stream.statusCode).toBe(200);
+    expect(stream.headers['access-control-allow-origin']).toBe(origin);
+    expect(stream.headers['access-control-allow-credentials']).toBe('true');
+    stream.body.destroy();
+    for (const after of [0, 1]) {
+      // after=0: answered at once (200); after=1: held, then 204 when the wait ends.
+      const poll = await request(`${app.httpUrl}/v1/orders/o-1/events?after=${after}&wait=1`, {
+        headers,
+      });
+      expect(poll.statusCode).toBe(after === 0 ? 200 : 204);
+      expect(poll.headers['access-control-allow-origin']).toBe(origin);
+      expect(poll.headers['cache-control']).toBe('no-store');
+      await poll.body.dump();
+    }
+    const foreign = await request(`${app.httpUrl}/v1/orders/o-1/stream`, {
+      headers: { ...app.authHeaders, origin: 'https://evil.example' },
+    });
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    foreign.body.destroy();
+  });
+
   it.each(['websocket', 'polling'] as const)(
     'refuses socket.io from a foreign Origin on %s',
     async (transport) => {

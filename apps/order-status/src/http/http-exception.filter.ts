@@ -36,12 +36,8 @@ export class HttpErrorFilter implements ExceptionFilter {
 
 const logger = new Logger('HttpErrorFilter');
 
-/**
- * Answers `exception` in the shared error shape. Also for handlers that answer after
- * they returned (long-poll answers from a bus callback), where Nest's filters no longer
- * see what is thrown.
- */
-export function sendHttpError(reply: FastifyReply, exception: unknown): void {
+/** Answers `exception` in the shared error shape. */
+function sendHttpError(reply: FastifyReply, exception: unknown): void {
   const err = toGatewayError(exception);
   if (err.code === ErrorCode.Internal) logger.error(exception);
   // Keep a more precise 4xx from Nest or Fastify (413, 415, ...) over the table's.

@@ -12,7 +12,7 @@ import { OrderEventBus, openPoll, type PollHold, type PollResult } from '@app/ev
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
-import { sendHttpError } from '../../http/http-exception.filter';
+import { endHijacked } from '../../http/hijacked-reply';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 
@@ -82,7 +82,7 @@ export class LongPollController {
     this.bus.stats.connectionOpened(TRANSPORT);
     try {
       // Returns once the subscription is open; this handler then returns too, and the
-      // answer is sent from the callback. Awaiting the answer here instead would keep
+      // answer is written from the callback. Awaiting the answer here instead would keep
       // this function, Nest's handler chain and their promises suspended for the whole
       // hold: about a third of a held long-poll's memory (load test, idle scenario).
       hold = await openPoll(
@@ -100,6 +100,10 @@ export class LongPollController {
       release();
       throw err;
     }
+    // From here on the answer is ours to write (answer() below). Hijacked, the reply also
+    // counts as sent for Nest, which otherwise awaits a @Res() handler's reply until the
+    // response ends: two suspended async frames and end-of-stream listeners per hold.
+    reply.hijack();
     if (gone) hold.cancel();
   }
 
@@ -118,34 +122,31 @@ export class LongPollController {
   }
 }
 
-/** 200 with the batch and the next cursor, or 204 when nothing came within the wait. */
+/**
+ * 200 with the batch and the next cursor, or 204 when nothing came within the wait,
+ * written on the hijacked reply.
+ */
 function answer(reply: FastifyReply, orderId: string, after: number, result: PollResult): void {
-  try {
-    const { items, completed, retryAfterMs } = result;
-    void reply.header('cache-control', 'no-store');
-    if (items.length === 0 && !completed) {
-      // Answered early at shutdown: poll again after the advised (jittered) delay.
-      if (retryAfterMs !== undefined) {
-        void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
-      }
-      void reply.status(204).send();
-      return;
-    }
-    const events: OrderStatusChanged[] = [];
-    let reset: StreamReset | undefined;
-    let next = after;
-    for (const item of items) {
-      if (item.kind === 'event') {
-        events.push(item.event);
-        next = item.event.seq;
-      } else {
-        reset = item.reset;
-        next = item.reset.snapshot.lastSeq;
-      }
-    }
-    const body: PollBody = { orderId, events, ...(reset ? { reset } : {}), next, completed };
-    void reply.status(200).send(body);
-  } catch (err) {
-    sendHttpError(reply, err);
+  const { items, completed, retryAfterMs } = result;
+  if (items.length === 0 && !completed) {
+    // Answered early at shutdown: poll again after the advised (jittered) delay.
+    const retryAfter =
+      retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
+    endHijacked(reply, 204, undefined, { 'cache-control': 'no-store', ...retryAfter });
+    return;
   }
+  const events: OrderStatusChanged[] = [];
+  let reset: StreamReset | undefined;
+  let next = after;
+  for (const item of items) {
+    if (item.kind === 'event') {
+      events.push(item.event);
+      next = item.event.seq;
+    } else {
+      reset = item.reset;
+      next = item.reset.snapshot.lastSeq;
+    }
+  }
+  const body: PollBody = { orderId, events, ...(reset ? { reset } : {}), next, completed };
+  endHijacked(reply, 200, body, { 'cache-control': 'no-store' });
 }

@@ -14,7 +14,7 @@ import { StreamCredentials } from '../../auth/auth.decorators';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { onClientGone } from '../../http/client-gone';
-import { SECURITY_HEADERS } from '../../http/security-headers';
+import { endHijacked, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
@@ -22,7 +22,7 @@ import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
 
 /** The part of http.ServerResponse / http2 Http2ServerResponse this controller uses. */
 interface RawResponse {
-  writeHead(status: number, headers: Record<string, string>): unknown;
+  writeHead(status: number, headers: HeadHeaders): unknown;
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
   once(event: 'drain', listener: () => void): unknown;
@@ -76,16 +76,18 @@ export class SseController {
     const sendHead = () => {
       if (headSent) return;
       headSent = true;
-      res.writeHead(200, {
-        ...SECURITY_HEADERS.api,
-        'content-type': 'text/event-stream; charset=utf-8',
-        // no-store: an intermediary must never replay a stream from cache.
-        'cache-control': 'no-store',
-        // nginx buffers proxied responses by default, which would hold events back.
-        'x-accel-buffering': 'no',
-        // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
-        ...(http2 ? {} : { connection: 'keep-alive' }),
-      });
+      res.writeHead(
+        200,
+        hijackedHead(reply, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          // no-store: an intermediary must never replay a stream from cache.
+          'cache-control': 'no-store',
+          // nginx buffers proxied responses by default, which would hold events back.
+          'x-accel-buffering': 'no',
+          // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
+          ...(http2 ? {} : { connection: 'keep-alive' }),
+        }),
+      );
       res.write(retryFrame(this.config.sse.retryMs));
       beat = this.heartbeat.add(res);
     };
@@ -93,7 +95,7 @@ export class SseController {
       if (closed) return;
       if (!headSent && reason === StreamEndReason.Completed) {
         // Resuming a finished order: 204 tells EventSource to stop reconnecting.
-        res.writeHead(204, { ...SECURITY_HEADERS.api, 'cache-control': 'no-store' });
+        res.writeHead(204, hijackedHead(reply, { 'cache-control': 'no-store' }));
       } else {
         sendHead();
         // Shutdown advice: EventSource waits this (per-client random) delay before it
@@ -150,11 +152,7 @@ export class SseController {
         res.end();
         return;
       }
-      res.writeHead(HTTP_STATUS_BY_CODE[gw.code], {
-        ...SECURITY_HEADERS.api,
-        'content-type': 'application/json; charset=utf-8',
-      });
-      res.end(JSON.stringify(errorBody(gw)));
+      endHijacked(reply, HTTP_STATUS_BY_CODE[gw.code], errorBody(gw));
     }
   }
 }

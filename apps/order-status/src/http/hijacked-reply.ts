@@ -1,0 +1,40 @@
+import type { FastifyReply } from 'fastify';
+import { SECURITY_HEADERS } from './security-headers';
+
+/** Header values as Node's writeHead takes them. */
+export type HeadHeaders = Record<string, number | string | string[] | undefined>;
+
+/**
+ * The head of a response a handler writes itself after `reply.hijack()` (SSE streams,
+ * held long-polls), where Fastify's send path, and so its onSend hooks, never run: what
+ * Fastify and its plugins have set on the reply so far (CORS), the API security headers,
+ * then the handler's own.
+ */
+export function hijackedHead(reply: FastifyReply, own: HeadHeaders): HeadHeaders {
+  return { ...reply.getHeaders(), ...SECURITY_HEADERS.api, ...own };
+}
+
+/** Ends a hijacked reply with a JSON body (or none, for 204). */
+export function endHijacked(
+  reply: FastifyReply,
+  status: number,
+  body: unknown,
+  own: HeadHeaders = {},
+): void {
+  const res = reply.raw;
+  if (body === undefined) {
+    res.writeHead(status, hijackedHead(reply, own));
+    res.end();
+    return;
+  }
+  const json = JSON.stringify(body);
+  res.writeHead(
+    status,
+    hijackedHead(reply, {
+      ...own,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(json),
+    }),
+  );
+  res.end(json);
+}
