@@ -1,0 +1,46 @@
+import type { RunResult } from '../scenarios/result';
+import { median, targetChecks } from './targets';
+
+/** Only the fields targetChecks reads. */
+function overheadRun(server: 'nest' | 'bare', cpuMsPer1kEvents: number): RunResult {
+  return {
+    scenario: 'overhead',
+    transport: 'sse',
+    server,
+    service: { cpuMsPer1kEvents },
+  } as unknown as RunResult;
+}
+
+describe('targetChecks', () => {
+  it('judges Nest over bare on the medians of the rounds, not on one pair', () => {
+    // Round 2 alone would read +100 %; the medians (20 vs 16) read +25 %.
+    const runs = [
+      overheadRun('nest', 20),
+      overheadRun('bare', 16),
+      overheadRun('nest', 28),
+      overheadRun('bare', 14),
+      overheadRun('nest', 19),
+      overheadRun('bare', 17),
+    ];
+    const [check] = targetChecks(runs);
+    expect(check).toEqual({
+      target: 'sse: Nest CPU per event over a bare server',
+      required: '<= +25 %',
+      measured: '+25 % (20 vs 16 ms/1k ev, medians of 3 rounds)',
+      reached: true,
+    });
+  });
+
+  it('reads a single pair as it is', () => {
+    const [check] = targetChecks([overheadRun('nest', 13), overheadRun('bare', 10)]);
+    expect(check.measured).toBe('+30 % (13 vs 10 ms/1k ev)');
+    expect(check.reached).toBe(false);
+  });
+});
+
+describe('median', () => {
+  it('takes the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+});
