@@ -41,8 +41,7 @@ export class BusStats {
   };
   /** Subscriptions opened with a non-zero resume point. */
   resumes = 0;
-  /** Items delivered, by transport label (`grpc`, `sse`, `ws`, `long-poll`, ...). */
-  readonly deliveredByTransport = new Map<string, number>();
+  private readonly deliveries = new Map<string, DeliveryCounter>();
   /** Open subscriptions, by transport label. */
   readonly subscriptionsByTransport = new Map<string, number>();
   /** Open client connections, by transport label (reported by the transports). */
@@ -56,6 +55,25 @@ export class BusStats {
    */
   onDeliver?: (transport: string, publishedAtUs: number) => void;
 
+  /**
+   * The delivery counter of a transport label (`grpc`, `sse`, `ws`, `long-poll`, ...),
+   * looked up once per subscription: the hot path then bumps a field, with no Map
+   * lookup per delivered item.
+   */
+  deliveryCounter(transport: string): DeliveryCounter {
+    let counter = this.deliveries.get(transport);
+    if (counter === undefined) {
+      counter = { count: 0 };
+      this.deliveries.set(transport, counter);
+    }
+    return counter;
+  }
+
+  /** Items delivered, by transport label; built when read (metrics scrapes, tests). */
+  get deliveredByTransport(): ReadonlyMap<string, number> {
+    return new Map([...this.deliveries].map(([transport, c]) => [transport, c.count]));
+  }
+
   connectionOpened(transport: string): void {
     bump(this.connectionsByTransport, transport, 1);
   }
@@ -63,6 +81,10 @@ export class BusStats {
   connectionClosed(transport: string): void {
     bump(this.connectionsByTransport, transport, -1);
   }
+}
+
+export interface DeliveryCounter {
+  count: number;
 }
 
 export function bump(map: Map<string, number>, key: string, by: number): void {

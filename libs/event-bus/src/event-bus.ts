@@ -179,7 +179,12 @@ export class OrderEventBus {
       updatedAtUs: event.publishedAtUs,
     };
     this.stats.eventsIngested++;
-    for (const s of [...ch.subscribers]) s.offerLive(event);
+    // Iterating a Set copes with a subscriber leaving mid-loop (offerLive may end it); the
+    // copy keeps one that joins mid-loop from being offered this event too, which would be
+    // harmless anyway (a joiner is still replaying, and its replay covers this event).
+    // Most orders have one subscriber: no copy per event then.
+    if (ch.subscribers.size === 1) for (const s of ch.subscribers) s.offerLive(event);
+    else for (const s of [...ch.subscribers]) s.offerLive(event);
     if (isTerminalStatus(event.status)) this.scheduleEviction(event.orderId, ch);
   }
 

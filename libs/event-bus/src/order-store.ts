@@ -50,6 +50,13 @@ export abstract class OrderStore {
    */
   abstract publish(cmd: PublishCommand): Promise<OrderStatusChanged>;
 
+  /**
+   * The same, synchronously, for a store that can (in-process): the simulator uses it at
+   * tens of thousands of events per second, where an async publish costs promises,
+   * microtasks and async-hook callbacks per event that the delivery path never needed.
+   */
+  publishSync?(cmd: PublishCommand): OrderStatusChanged;
+
   /** The order's current state, or undefined when it does not exist (or was evicted). */
   abstract getSnapshot(orderId: string): Promise<OrderSnapshot | undefined>;
 

@@ -176,7 +176,8 @@ export class OrderSimulator {
       order.eventsInStatus = 0;
     }
     order.eventsInStatus++;
-    void this.publish(order, next);
+    if (this.store.publishSync) this.publishNow(order, next);
+    else void this.publish(order, next);
     if (isTerminalStatus(next)) {
       // Replace the finished order so the number of moving orders stays constant.
       const idx = this.orders.indexOf(order);
@@ -202,6 +203,20 @@ export class OrderSimulator {
     if (await this.publish(order, OrderStatus.Created, order.ownerId)) return;
     const snap = await this.store.getSnapshot(order.id).catch(() => undefined);
     if (snap && !isTerminalStatus(snap.status)) order.status = snap.status;
+  }
+
+  /** publish() without a promise, for a store with a synchronous path. */
+  private publishNow(order: SimOrder, status: OrderStatus): void {
+    try {
+      this.store.publishSync?.({
+        orderId: order.id,
+        status,
+        paddingBytes: this.schedule?.paddingBytes ?? 0,
+      });
+      this.published++;
+    } catch {
+      this.failed++;
+    }
   }
 
   private async publish(

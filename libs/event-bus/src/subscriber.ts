@@ -8,7 +8,7 @@ import {
 } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import type { OverflowPolicy } from './bus-options';
-import { bump, type BusStats } from './bus-stats';
+import type { BusStats, DeliveryCounter } from './bus-stats';
 import type { DeliverySink } from './delivery-sink';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
@@ -55,6 +55,8 @@ export class Subscriber implements BusSubscription {
   private deadlineTimer?: NodeJS.Timeout;
   private readonly queue: BoundedQueue;
 
+  private readonly delivered: DeliveryCounter;
+
   constructor(
     readonly orderId: string,
     readonly transport: string,
@@ -65,6 +67,7 @@ export class Subscriber implements BusSubscription {
     private readonly release: (s: Subscriber) => void,
   ) {
     this.queue = new BoundedQueue(capacity, policy);
+    this.delivered = stats.deliveryCounter(transport);
   }
 
   get pending(): number {
@@ -241,7 +244,7 @@ export class Subscriber implements BusSubscription {
       const item = this.next();
       if (item === undefined) break;
       this.stats.itemsDelivered++;
-      bump(this.stats.deliveredByTransport, this.transport, 1);
+      this.delivered.count++;
       const accepted = this.sink.write(item);
       if (live && item.kind === 'event') {
         this.stats.onDeliver?.(this.transport, item.event.publishedAtUs);
