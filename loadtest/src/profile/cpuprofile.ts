@@ -53,10 +53,16 @@ export function areaOf(url: string, functionName: string): string {
 
 /**
  * Sums the sampled time of each node (its self time) and groups it. `skipMs` leaves out
- * the first part of the profile (start-up: module loading and compilation) so what
- * remains is the run under load.
+ * the first part of the profile (start-up: module loading and compilation) and `forMs`
+ * ends the window (before the teardown of the subscribers), so what remains is the run
+ * under load.
  */
-export function summarizeProfile(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
+export function summarizeProfile(
+  profile: CpuProfile,
+  top = 25,
+  skipMs = 0,
+  forMs = Number.POSITIVE_INFINITY,
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fn = new Map<string, { area: string; us: number }>();
   const area = new Map<string, number>();
@@ -64,12 +70,13 @@ export function summarizeProfile(profile: CpuProfile, top = 25, skipMs = 0): Pro
   let totalUs = 0;
   let at = profile.startTime;
   const from = profile.startTime + skipMs * 1000;
+  const until = from + forMs * 1000;
   profile.samples.forEach((id, i) => {
     // timeDeltas[i] is the time before sample i; charge it to that sample (DevTools does
     // the same, give or take one interval).
     const us = Math.max(0, profile.timeDeltas[i] ?? 0);
     at += us;
-    if (at < from) return;
+    if (at < from || at > until) return;
     const node = byId.get(id);
     if (!node) return;
     totalUs += us;

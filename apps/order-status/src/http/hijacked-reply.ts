@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { SECURITY_HEADERS } from './security-headers';
 
+const API_HEADERS = Object.entries(SECURITY_HEADERS.api);
+
 /** Header values as Node's writeHead takes them. */
 export type HeadHeaders = Record<string, number | string | string[] | undefined>;
 
@@ -11,7 +13,12 @@ export type HeadHeaders = Record<string, number | string | string[] | undefined>
  * then the handler's own.
  */
 export function hijackedHead(reply: FastifyReply, own: HeadHeaders): HeadHeaders {
-  return { ...reply.getHeaders(), ...SECURITY_HEADERS.api, ...own };
+  // getHeaders() returns a fresh object: filled in place, no further copies (a held
+  // long-poll answers once per event, so this is on its hot path).
+  const head: HeadHeaders = reply.getHeaders();
+  for (const [name, value] of API_HEADERS) head[name] = value;
+  for (const name in own) head[name] = own[name];
+  return head;
 }
 
 /** Ends a hijacked reply with a JSON body (or none, for 204). */
