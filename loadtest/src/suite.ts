@@ -20,7 +20,7 @@ export interface SuiteStep {
 }
 
 /**
- * The default suite: every scenario but `scale`, at sizes that finish in about five
+ * The default suite: every scenario but `scale`, at sizes that finish in about six
  * minutes on a 2-core machine (service and generator on one core each). About 60 fresh
  * service starts at ~2 s each are a third of that, so durations are short and the
  * transports per scenario are the ones its question is about. `scale` runs on its own,
