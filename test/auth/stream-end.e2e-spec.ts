@@ -32,7 +32,10 @@ const ALL = Array.from({ length: TOTAL }, (_, i) => i + 1);
  * and socket.io (SSE is covered in test/sse).
  */
 describe.each([
-  ['token expiry', { AUTH_CLOCK_TOLERANCE_S: '0' }, 'token_expired', 1],
+  // 2 s, not 1: `exp` is in whole seconds, so a token minted at X.999 s with a 1 s lifetime
+  // has 1 ms left and the next call could already be refused (a flake seen in CI). With
+  // 2 s every token lives over 1 s, and publishing (~2.4 s) still outlasts the first one.
+  ['token expiry', { AUTH_CLOCK_TOLERANCE_S: '0' }, 'token_expired', 2],
   [
     'maximum stream age',
     { STREAM_MAX_AGE_MS: '400', STREAM_MAX_AGE_JITTER_MS: '0' },
