@@ -650,6 +650,34 @@ describe('the replay/live race', () => {
     }
   });
 
+  it('completes when the replay from history ends with a terminal event the feed has not delivered yet', async () => {
+    // Found by the property below (seed 1407742172): the feed's late copy of the terminal
+    // event is a duplicate and skipped, so the replay alone must finish the stream.
+    const store = new ControlledStore();
+    const bus = new OrderEventBus(store, { ringSize: 2 });
+    bus.start();
+    try {
+      for (let i = 0; i < 3; i++) store.publishNow('o');
+      store.holdHistory = true;
+      store.lagFeed = true;
+      const sink = new RecordingSink();
+      const opening = bus.open('o', 0, sink);
+      store.publishNow('o', OrderStatus.Delivered);
+      const read = store.pendingReads.shift();
+      read?.deferred.resolve(store.slice('o', read.afterSeq, store.lastSeq('o')));
+      await opening;
+      expect(sink.seqs).toEqual([1, 2, 3, 4]);
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      store.announce();
+      await flush();
+      expect(sink.seqs).toEqual([1, 2, 3, 4]);
+      expect(sink.ends).toEqual([StreamEndReason.Completed]);
+      expect(bus.subscriberCount()).toBe(0);
+    } finally {
+      bus.stop();
+    }
+  });
+
   type Op = 'publish' | 'flush' | 'block' | 'drain' | 'announce';
   it('any interleaving of live events, drains and the history answer: every seq exactly once, in order', async () => {
     await fc.assert(

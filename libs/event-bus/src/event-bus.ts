@@ -225,8 +225,16 @@ export class OrderEventBus {
       const { backlog, cursor } = await this.replay(ch, orderId, afterSeq, snapshot);
       // Judge completion by the newest state: events ingested while the replay was read
       // may have finished the order (and a reset then already covers the terminal event).
+      // A shared store's history can also run ahead of its feed: when the replay itself
+      // ends with the terminal event, the feed's copy arrives later as a duplicate that
+      // is skipped, so the replay must say "finished" on its own.
       const current = ch.snapshot ?? snapshot;
-      const terminal = isTerminalStatus(current.status) && cursor >= current.lastSeq;
+      const last = backlog.at(-1);
+      const terminal =
+        (isTerminalStatus(current.status) && cursor >= current.lastSeq) ||
+        (last?.kind === 'event' &&
+          last.event.seq === cursor &&
+          isTerminalStatus(last.event.status));
       sub.startLive(backlog, cursor, terminal);
       const maxAgeMs = opts.maxAgeMs ?? this.defaultMaxAgeMs();
       if (maxAgeMs > 0) sub.expireAfter(maxAgeMs);
