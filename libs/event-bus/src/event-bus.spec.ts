@@ -586,96 +586,79 @@ describe('OrderEventBus', () => {
 });
 
 describe('the replay/live race', () => {
-  it('slow history, live events meanwhile: the subscriber still sees every seq once, in order', async () => {
-    const store = new ControlledStore();
-    const bus = new OrderEventBus(store, { ringSize: 2 });
+  // The example-based cases share one store and bus; the property below makes its own
+  // per run.
+  let store: ControlledStore;
+  let bus: OrderEventBus;
+  beforeEach(() => {
+    store = new ControlledStore();
+    bus = new OrderEventBus(store, { ringSize: 2 });
     bus.start();
-    try {
-      for (let i = 0; i < 10; i++) store.publishNow('o');
-      store.holdHistory = true;
-      const sink = new RecordingSink();
-      const opening = bus.open('o', 3, sink);
-      expect(store.pendingReads).toHaveLength(1); // the ring (9, 10) does not cover 4..
-      for (let i = 0; i < 5; i++) store.publishNow('o'); // 11..15 while history is pending
-      expect(sink.items).toEqual([]);
-      const read = store.pendingReads[0];
-      read.deferred.resolve(store.slice('o', 3, read.lastSeqAtCall)); // history as of the call: 4..10
-      await opening;
-      store.publishNow('o');
-      expect(sink.seqs).toEqual(range(4, 16));
-      expect(bus.stats.eventsReplayed).toBe(7);
-    } finally {
-      bus.stop();
-    }
+  });
+  afterEach(() => bus.stop());
+
+  it('slow history, live events meanwhile: the subscriber still sees every seq once, in order', async () => {
+    for (let i = 0; i < 10; i++) store.publishNow('o');
+    store.holdHistory = true;
+    const sink = new RecordingSink();
+    const opening = bus.open('o', 3, sink);
+    expect(store.pendingReads).toHaveLength(1); // the ring (9, 10) does not cover 4..
+    for (let i = 0; i < 5; i++) store.publishNow('o'); // 11..15 while history is pending
+    expect(sink.items).toEqual([]);
+    const read = store.pendingReads[0];
+    read.deferred.resolve(store.slice('o', 3, read.lastSeqAtCall)); // history as of the call: 4..10
+    await opening;
+    store.publishNow('o');
+    expect(sink.seqs).toEqual(range(4, 16));
+    expect(bus.stats.eventsReplayed).toBe(7);
   });
 
   it('history lost while the order finishes: a reset with the final state, then completed', async () => {
-    const store = new ControlledStore();
-    const bus = new OrderEventBus(store, { ringSize: 2 });
-    bus.start();
-    try {
-      for (let i = 0; i < 6; i++) store.publishNow('o');
-      store.holdHistory = true;
-      const sink = new RecordingSink();
-      const opening = bus.open('o', 1, sink);
-      store.publishNow('o', OrderStatus.Delivered); // seq 7, while the history read is pending
-      store.pendingReads[0].deferred.resolve(undefined);
-      await opening;
-      expect(sink.items).toHaveLength(1);
-      expect(resetOf(sink.items[0]).snapshot).toMatchObject({
-        lastSeq: 7,
-        status: OrderStatus.Delivered,
-      });
-      expect(sink.ends).toEqual([StreamEndReason.Completed]);
-      expect(bus.subscriberCount()).toBe(0);
-    } finally {
-      bus.stop();
-    }
+    for (let i = 0; i < 6; i++) store.publishNow('o');
+    store.holdHistory = true;
+    const sink = new RecordingSink();
+    const opening = bus.open('o', 1, sink);
+    store.publishNow('o', OrderStatus.Delivered); // seq 7, while the history read is pending
+    store.pendingReads[0].deferred.resolve(undefined);
+    await opening;
+    expect(sink.items).toHaveLength(1);
+    expect(resetOf(sink.items[0]).snapshot).toMatchObject({
+      lastSeq: 7,
+      status: OrderStatus.Delivered,
+    });
+    expect(sink.ends).toEqual([StreamEndReason.Completed]);
+    expect(bus.subscriberCount()).toBe(0);
   });
 
   it('a failed history read rejects the open and leaves no subscriber behind', async () => {
-    const store = new ControlledStore();
-    const bus = new OrderEventBus(store, { ringSize: 2 });
-    bus.start();
-    try {
-      for (let i = 0; i < 6; i++) store.publishNow('o');
-      store.holdHistory = true;
-      const opening = bus.open('o', 1, new RecordingSink());
-      store.publishNow('o');
-      store.pendingReads[0].deferred.reject(new GatewayError(ErrorCode.Unavailable, 'down'));
-      await expect(opening).rejects.toMatchObject({ code: ErrorCode.Unavailable });
-      expect(bus.subscriberCount()).toBe(0);
-    } finally {
-      bus.stop();
-    }
+    for (let i = 0; i < 6; i++) store.publishNow('o');
+    store.holdHistory = true;
+    const opening = bus.open('o', 1, new RecordingSink());
+    store.publishNow('o');
+    store.pendingReads[0].deferred.reject(new GatewayError(ErrorCode.Unavailable, 'down'));
+    await expect(opening).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(bus.subscriberCount()).toBe(0);
   });
 
   it('completes when the replay from history ends with a terminal event the feed has not delivered yet', async () => {
     // Found by the property below (seed 1407742172): the feed's late copy of the terminal
     // event is a duplicate and skipped, so the replay alone must finish the stream.
-    const store = new ControlledStore();
-    const bus = new OrderEventBus(store, { ringSize: 2 });
-    bus.start();
-    try {
-      for (let i = 0; i < 3; i++) store.publishNow('o');
-      store.holdHistory = true;
-      store.lagFeed = true;
-      const sink = new RecordingSink();
-      const opening = bus.open('o', 0, sink);
-      store.publishNow('o', OrderStatus.Delivered);
-      const read = store.pendingReads.shift();
-      read?.deferred.resolve(store.slice('o', read.afterSeq, store.lastSeq('o')));
-      await opening;
-      expect(sink.seqs).toEqual([1, 2, 3, 4]);
-      expect(sink.ends).toEqual([StreamEndReason.Completed]);
-      store.announce();
-      await flush();
-      expect(sink.seqs).toEqual([1, 2, 3, 4]);
-      expect(sink.ends).toEqual([StreamEndReason.Completed]);
-      expect(bus.subscriberCount()).toBe(0);
-    } finally {
-      bus.stop();
-    }
+    for (let i = 0; i < 3; i++) store.publishNow('o');
+    store.holdHistory = true;
+    store.lagFeed = true;
+    const sink = new RecordingSink();
+    const opening = bus.open('o', 0, sink);
+    store.publishNow('o', OrderStatus.Delivered);
+    const read = store.pendingReads.shift();
+    read?.deferred.resolve(store.slice('o', read.afterSeq, store.lastSeq('o')));
+    await opening;
+    expect(sink.seqs).toEqual([1, 2, 3, 4]);
+    expect(sink.ends).toEqual([StreamEndReason.Completed]);
+    store.announce();
+    await flush();
+    expect(sink.seqs).toEqual([1, 2, 3, 4]);
+    expect(sink.ends).toEqual([StreamEndReason.Completed]);
+    expect(bus.subscriberCount()).toBe(0);
   });
 
   type Op = 'publish' | 'flush' | 'block' | 'drain' | 'announce';
