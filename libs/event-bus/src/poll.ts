@@ -12,8 +12,6 @@ export interface PollOptions {
   maxBatch?: number;
   /** Label for per-transport metrics. @default 'long-poll' */
   transport?: string;
-  /** Aborted when the client goes away: the bus subscription is released at once. */
-  signal?: AbortSignal;
 }
 
 export interface PollResult {
@@ -37,7 +35,7 @@ export interface PollHold {
  * `afterSeq` is answered at once; otherwise the first live event ends the wait.
  * Items are collected until the pump goes quiet (same tick), up to `maxBatch`.
  *
- * Callback form, for servers that hold many polls: it resolves as soon as the
+ * Callback-shaped because a server holds many polls at once: it resolves as soon as the
  * subscription is open (rejecting with the bus's typed errors), and `onResult` is called
  * exactly once later, when the poll is answered, times out or is cancelled. Nothing
  * stays suspended in between (no pending async function, no promise chain), only the
@@ -101,32 +99,4 @@ export async function openPoll(
     else timer = setTimeout(finish, opts.waitMs);
   }
   return { cancel: finish };
-}
-
-/**
- * openPoll as a promise, for callers that await one poll at a time. `signal` cancels
- * the wait (the client went away): the subscription is released at once.
- */
-export function pollOnce(
-  bus: OrderEventBus,
-  orderId: string,
-  afterSeq: number,
-  opts: PollOptions,
-): Promise<PollResult> {
-  const { signal } = opts;
-  return new Promise<PollResult>((resolve, reject) => {
-    let hold: PollHold | undefined;
-    let settled = false;
-    const onAbort = () => hold?.cancel();
-    openPoll(bus, orderId, afterSeq, opts, (result) => {
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      resolve(result);
-    }).then((opened) => {
-      hold = opened;
-      if (settled) return;
-      if (signal?.aborted) opened.cancel();
-      else signal?.addEventListener('abort', onAbort, { once: true });
-    }, reject);
-  });
 }

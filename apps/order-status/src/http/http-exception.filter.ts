@@ -28,48 +28,44 @@ const CODE_BY_HTTP_STATUS: Readonly<Record<number, ErrorCode>> = {
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') return;
-    sendHttpError(host.switchToHttp().getResponse<FastifyReply>(), exception);
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const err = this.toGatewayError(exception);
+    if (err.code === ErrorCode.Internal) this.logger.error(exception);
+    // Keep a more precise 4xx from Nest or Fastify (413, 415, ...) over the table's.
+    const status = httpStatusOf(exception) ?? HTTP_STATUS_BY_CODE[err.code];
+    // A hijacked reply (SSE) has already sent its head; nothing more can be said there.
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.end();
+      return;
+    }
+    // RFC 6750 section 3: a 401 names the scheme the client should use.
+    if (status === 401) void reply.header('www-authenticate', 'Bearer realm="order-status"');
+    void reply.status(status).send(errorBody(err));
   }
-}
 
-const logger = new Logger('HttpErrorFilter');
-
-/** Answers `exception` in the shared error shape. */
-function sendHttpError(reply: FastifyReply, exception: unknown): void {
-  const err = toGatewayError(exception);
-  if (err.code === ErrorCode.Internal) logger.error(exception);
-  // Keep a more precise 4xx from Nest or Fastify (413, 415, ...) over the table's.
-  const status = httpStatusOf(exception) ?? HTTP_STATUS_BY_CODE[err.code];
-  // A hijacked reply (SSE) has already sent its head; nothing more can be said there.
-  if (reply.sent || reply.raw.headersSent) {
-    reply.raw.end();
-    return;
+  private toGatewayError(exception: unknown): GatewayError {
+    if (exception instanceof GatewayError) return exception;
+    if (exception instanceof HttpException) {
+      return new GatewayError(
+        CODE_BY_HTTP_STATUS[exception.getStatus()] ?? ErrorCode.Internal,
+        messageOf(exception.getResponse()),
+      );
+    }
+    // Fastify's own errors (FST_ERR_CTP_INVALID_JSON, FST_ERR_CTP_BODY_TOO_LARGE, ...)
+    // carry a 4xx statusCode and a message safe to show.
+    const status = httpStatusOf(exception);
+    if (status !== undefined) {
+      return new GatewayError(
+        CODE_BY_HTTP_STATUS[status] ?? ErrorCode.InvalidArgument,
+        (exception as Error).message,
+      );
+    }
+    return new GatewayError(ErrorCode.Internal, 'internal error');
   }
-  // RFC 6750 section 3: a 401 names the scheme the client should use.
-  if (status === 401) void reply.header('www-authenticate', 'Bearer realm="order-status"');
-  void reply.status(status).send(errorBody(err));
-}
-
-function toGatewayError(exception: unknown): GatewayError {
-  if (exception instanceof GatewayError) return exception;
-  if (exception instanceof HttpException) {
-    return new GatewayError(
-      CODE_BY_HTTP_STATUS[exception.getStatus()] ?? ErrorCode.Internal,
-      messageOf(exception.getResponse()),
-    );
-  }
-  // Fastify's own errors (FST_ERR_CTP_INVALID_JSON, FST_ERR_CTP_BODY_TOO_LARGE, ...)
-  // carry a 4xx statusCode and a message safe to show.
-  const status = httpStatusOf(exception);
-  if (status !== undefined) {
-    return new GatewayError(
-      CODE_BY_HTTP_STATUS[status] ?? ErrorCode.InvalidArgument,
-      (exception as Error).message,
-    );
-  }
-  return new GatewayError(ErrorCode.Internal, 'internal error');
 }
 
 function messageOf(response: string | object): string {
