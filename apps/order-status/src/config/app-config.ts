@@ -44,6 +44,12 @@ export interface AppConfig {
     readonly requestTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
     readonly h2SessionTimeoutMs: number;
+    /**
+     * Time a TLS connection gets to complete its handshake (a socket that never sends a
+     * ClientHello is closed then).
+     * @default 10_000 ms (DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS)
+     */
+    readonly tlsHandshakeTimeoutMs: number;
     readonly bodyLimitBytes: number;
   };
   readonly bus: {
@@ -109,6 +115,8 @@ export interface RedisConfig {
 }
 
 const MAX_PORT = 65_535;
+/** @default 10_000 ms for a TLS handshake (Node's own default is 120 s) */
+export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
 
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
@@ -129,6 +137,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
       keepAliveTimeoutMs: r.int('HTTP_KEEPALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
       h2SessionTimeoutMs: r.int('HTTP2_SESSION_TIMEOUT_MS', 120_000, 1_000, HOUR_MS),
+      tlsHandshakeTimeoutMs: r.int(
+        'HTTP_TLS_HANDSHAKE_TIMEOUT_MS',
+        DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS,
+        1_000,
+        120_000,
+      ),
       bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 16_384, 256, 1_048_576),
     },
     bus: {

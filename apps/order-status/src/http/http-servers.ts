@@ -26,14 +26,16 @@ export interface HttpServers {
   /** The plain HTTP/1.1 server (not Fastify's own; listened and closed by the bootstrap). */
   readonly http: HttpServer;
   /**
-   * Closes every client connection on both listeners: HTTP/2 sessions get GOAWAY (open
-   * streams may finish), then anything still open after `graceMs` is destroyed. Without
-   * it, `server.close()` waits for idle keep-alive connections and h2 sessions forever.
+   * The end of the drain: both listeners close, HTTP/2 sessions get GOAWAY (open streams
+   * may finish), then anything still open after `graceMs` is destroyed. Without it,
+   * `server.close()` waits for idle keep-alive connections and h2 sessions forever.
    */
   closeConnections(graceMs: number): Promise<void>;
   /**
-   * Graceful shutdown's first step: both listeners stop accepting connections and HTTP/2
-   * sessions get GOAWAY (no new streams; open ones, e.g. SSE, may finish). Idempotent.
+   * Graceful shutdown's first step: HTTP/2 sessions get GOAWAY (no new streams; open ones,
+   * e.g. SSE, may finish), and so does any session opened from now on. The listeners stay
+   * open until `closeConnections`, so probes get `/health/ready` 503 (and API requests
+   * the drain gate's reconnect advice) rather than a refused connection. Idempotent.
    */
   stopAccepting(): void;
 }
@@ -61,18 +63,25 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
           allowHTTP1: true,
           key: tls.key,
           cert: tls.cert,
+          // A socket that never completes its handshake (no ClientHello) is closed then.
+          handshakeTimeout: config.http.tlsHandshakeTimeoutMs,
           // Room for many concurrent SSE / long-poll streams on one browser connection.
           settings: { maxConcurrentStreams: 1000 },
         },
         handler,
       );
-      // For HTTP/1.1 clients that negotiated http/1.1 over TLS on the secure port.
+      // HTTP/1.1 over TLS (allowHTTP1) is served by Node's HTTP/1.1 connection code, which
+      // reads the same timeout fields from this server: without them it keeps Node's
+      // defaults (60 s for headers), whatever the configuration says.
+      applyHttp1Timeouts(secure, config);
+      // Idle sockets on the secure port (h1 keep-alive between requests).
       secure.setTimeout(config.http.h2SessionTimeoutMs);
       return secure;
     },
   });
   if (!http || !secure) throw new Error('Fastify did not call serverFactory');
   const plain = http;
+  const secureServer = secure;
   const sockets = trackSockets(secure);
   const sessions = new Set<ServerHttp2Session>();
   let closing = false;
@@ -87,13 +96,13 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
     http: plain,
     stopAccepting: () => {
       closing = true;
-      if (plain.listening) plain.close();
-      // Fastify closes it again later and tolerates ERR_SERVER_NOT_RUNNING.
-      if (secure?.listening) secure.close();
       for (const session of sessions) session.close();
     },
     closeConnections: async (graceMs) => {
       closing = true;
+      if (plain.listening) plain.close();
+      // Fastify closes it again later and tolerates ERR_SERVER_NOT_RUNNING.
+      if (secureServer.listening) secureServer.close();
       for (const session of sessions) session.close();
       plain.closeIdleConnections();
       const deadline = Date.now() + graceMs;
@@ -118,14 +127,32 @@ function trackSockets(server: Http2SecureServer): Set<Socket> {
   return sockets;
 }
 
+/** The HTTP/1.1 timeout fields Node's connection code reads from a server (http or http2 with allowHTTP1). */
+interface Http1Timeouts {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+}
+
+/** @default 1_000 ms: the longest a header or request deadline can be overrun by */
+export const MAX_CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+
 /**
  * Node's defaults, made explicit and configurable: headersTimeout bounds slow-loris
  * headers, requestTimeout bounds receiving a whole request (not the response, so a
  * long-poll hold or an SSE stream is unaffected), keepAliveTimeout outlives common
- * load-balancer idle timeouts (60 s) so the balancer closes first.
+ * load-balancer idle timeouts (60 s) so the balancer closes first. Node enforces the
+ * first two on a timer (`connectionsCheckingInterval`, 30 s by default, which would let
+ * a 10 s header deadline run to 40 s); it is set before `listen()`, which starts it.
  */
-function applyHttp1Timeouts(server: HttpServer, config: AppConfig): void {
-  server.headersTimeout = config.http.headersTimeoutMs;
-  server.requestTimeout = config.http.requestTimeoutMs;
-  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+function applyHttp1Timeouts(server: HttpServer | Http2SecureServer, config: AppConfig): void {
+  const target = server as unknown as Http1Timeouts;
+  target.headersTimeout = config.http.headersTimeoutMs;
+  target.requestTimeout = config.http.requestTimeoutMs;
+  target.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  target.connectionsCheckingInterval = Math.min(
+    MAX_CONNECTIONS_CHECK_INTERVAL_MS,
+    Math.floor(config.http.headersTimeoutMs / 2),
+  );
 }

@@ -16,7 +16,10 @@ export interface ShutdownSteps {
   readonly bus: OrderEventBus;
   readonly drainMs: number;
   readonly reconnectJitterMs: number;
-  /** Closes the listeners and sends GOAWAY (HTTP/2, gRPC); must not wait. */
+  /**
+   * Sends GOAWAY (HTTP/2, gRPC); must not wait. The HTTP listeners stay open until
+   * `closeConnections`, so probes see `/health/ready` 503 during the drain.
+   */
   stopAccepting(): void;
   /** Runs right after every stream was told to reconnect (closes socket.io engines). */
   afterAdvice(): void;
@@ -30,9 +33,9 @@ export interface ShutdownSteps {
  * Graceful shutdown (issue "Operate it and show it"):
  * 1. readiness flips: `/health/ready` answers 503 and gRPC health NOT_SERVING, so load
  *    balancers stop routing here;
- * 2. no new connections: listeners close, HTTP/2 and gRPC sessions get GOAWAY, and
- *    requests still arriving on kept-alive HTTP/1.1 connections are turned away with
- *    reconnect advice (see `registerDrainGate`);
+ * 2. no new streams: HTTP/2 and gRPC sessions get GOAWAY, and HTTP requests (on new or
+ *    kept-alive connections: the HTTP listeners stay open until step 5, so probes still
+ *    get their 503) are turned away with reconnect advice (see `registerDrainGate`);
  * 3. every open stream is told to reconnect, each with its own random delay so the
  *    clients of this instance do not come back in one burst: SSE `retry:` then
  *    `event: end`, socket.io `end {retryAfterMs}` then the connection closes, gRPC
