@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { EventBusModule } from '@app/event-bus';
 import { AuthModule } from './auth/auth.module';
 import type { AppConfig } from './config/app-config';
+import { ConnectionsModule } from './connections/connections.module';
 import { ConfigModule } from './config/config.module';
 import { OpsModule } from './ops/ops.module';
 import { OrdersModule } from './orders/orders.module';
@@ -27,6 +28,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         EventBusModule.forRootAsync({ useFactory: () => ({ ...config.bus, store }) }),
         AuthModule,
+        ConnectionsModule,
         OpsModule.register(config),
         OrdersModule.register({ adminEnabled: config.adminEnabled }),
         SseModule,

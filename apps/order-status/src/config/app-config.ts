@@ -21,6 +21,7 @@ import {
   type AuthConfig,
   type LimitsConfig,
 } from './auth-config';
+import { DEFAULT_STREAM_END_GRACE_MS } from '../connections/stream-lifecycle';
 import { EnvReader, type Env } from './env-schema';
 
 /**
@@ -68,6 +69,11 @@ export interface AppConfig {
     readonly eventsPerStatus: number;
   };
   readonly adminEnabled: boolean;
+  /**
+   * How long a connection whose stream has ended (end frame, final answer, status) gets
+   * to take its last bytes before it is destroyed: bounds a client that stopped reading.
+   */
+  readonly streamEndGraceMs: number;
   readonly sse: { readonly heartbeatMs: number; readonly retryMs: number };
   readonly longPoll: {
     readonly defaultWaitS: number;
@@ -166,6 +172,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       eventsPerStatus: r.int('SIMULATOR_EVENTS_PER_STATUS', 10, 1, 1_000_000),
     },
     adminEnabled: r.bool('ADMIN_ENABLED', true),
+    streamEndGraceMs: r.int('STREAM_END_GRACE_MS', DEFAULT_STREAM_END_GRACE_MS, 100, 60_000),
     sse: {
       heartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, 1_000, 300_000),
       retryMs: r.int('SSE_RETRY_MS', 2_000, 100, 60_000),

@@ -6,7 +6,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { onClientGone } from '../http/client-gone';
+import { httpConnectionPort } from '../connections/http-connection-port';
 import { ConnectionLog, principalOf } from './connection-log';
 import { HTTP_CONNECTION_ROUTES } from './connection-routes';
 
@@ -33,7 +33,7 @@ export class ConnectionLogGuard implements CanActivate {
       orderId: (req.params as { orderId?: string }).orderId,
       httpVersion: req.raw.httpVersion,
     });
-    onClientGone(http.getResponse<FastifyReply>(), () => conn.closed());
+    httpConnectionPort(http.getResponse<FastifyReply>()).watchGone(() => conn.closed());
     return true;
   }
 }

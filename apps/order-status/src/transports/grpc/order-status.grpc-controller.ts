@@ -17,6 +17,7 @@ import {
 } from '@app/contracts';
 import { OrderEventBus, OrderStore } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
+import { StreamConnections } from '../../connections/stream-connections.service';
 import { PublishRateLimiter } from '../../auth/publish-rate.limiter';
 import { GrpcConnectionLogInterceptor } from '../../ops/connection-log.interceptor';
 import { withinDeadline } from './grpc-deadline';
@@ -48,6 +49,7 @@ import { subscribeStream } from './subscribe-stream';
 export class OrderStatusGrpcController {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamConnections) private readonly connections: StreamConnections,
     @Inject(OrderStore) private readonly store: OrderStore,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
@@ -66,14 +68,10 @@ export class OrderStatusGrpcController {
       call.principal = principal;
       const orderId = parseOrderId(req.orderId);
       const afterSeq = parseSeq(req.afterSeq, 'after_seq');
-      await this.auth.authorizeRead(principal, orderId);
       return { principal, orderId, afterSeq };
     }).pipe(
       switchMap(({ principal, orderId, afterSeq }) =>
-        subscribeStream(this.bus, call, orderId, afterSeq, {
-          expiresAtMs: principal.expiresAtMs,
-          acquireSlot: () => this.auth.acquireConnection(principal),
-        }),
+        subscribeStream(this.connections, call, principal, orderId, afterSeq),
       ),
     );
   }

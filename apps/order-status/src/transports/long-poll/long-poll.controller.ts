@@ -1,15 +1,21 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ErrorCode, GatewayError, parseOrderId, parseSeq } from '@app/contracts';
-import { OrderEventBus, openPoll, type PollHold } from '@app/event-bus';
-import { AuthService } from '../../auth/auth.service';
+import { OrderEventBus, openPoll } from '@app/event-bus';
 import { APP_CONFIG } from '../../config/config.module';
-import { onClientGone } from '../../http/client-gone';
+import { httpConnectionPort } from '../../connections/http-connection-port';
+import { StreamConnections } from '../../connections/stream-connections.service';
+import { startStream } from '../../connections/stream-lifecycle';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 import { answer } from './poll-answer';
 
 const TRANSPORT = 'long-poll';
+
+/** A held poll, released (answered with what it has, usually nothing) when the connection is over. */
+interface PollHandle {
+  close(): void;
+}
 
 /**
  * `GET /v1/orders/:orderId/events?after=&wait=`: long-poll (and, with wait=0, the
@@ -22,7 +28,7 @@ export class LongPollController {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(StreamConnections) private readonly connections: StreamConnections,
   ) {}
 
   @Get(':orderId/events')
@@ -36,56 +42,44 @@ export class LongPollController {
     const orderId = parseOrderId(rawOrderId);
     const after = parseSeq(rawAfter, 'after');
     const waitS = this.waitSeconds(rawWait);
-    // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order.
+    // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order,
+    // and a held request counts as an open connection of the principal while it waits.
     const principal = reply.request.principal;
     if (principal === undefined) throw new Error('long-poll route reached without a principal');
-    await this.auth.authorizeRead(principal, orderId);
-    // A held request counts as an open connection of the principal while it waits.
-    const releaseSlot = this.auth.acquireConnection(principal);
     // Never hold past the token's expiry: the next poll must present a valid token.
     const waitMs = Math.max(0, Math.min(waitS * 1000, principal.expiresAtMs - Date.now()));
+    const { maxBatch } = this.config.longPoll;
 
-    let hold: PollHold | undefined;
-    let gone = false;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      releaseSlot();
-      stopWatching();
-      this.bus.stats.connectionClosed(TRANSPORT);
-    };
-    const stopWatching = onClientGone(reply, () => {
-      gone = true;
-      hold?.cancel();
-      release();
-    });
-    this.bus.stats.connectionOpened(TRANSPORT);
-    try {
-      // Returns once the subscription is open; this handler then returns too, and the
-      // answer is written from the callback. Awaiting the answer here instead would keep
-      // this function, Nest's handler chain and their promises suspended for the whole
-      // hold: about a third of a held long-poll's memory (load test, idle scenario).
-      hold = await openPoll(
-        this.bus,
+    // Resolves once the subscription is open (rejects, for Nest's filter to answer, when it
+    // cannot open); the answer is written from the poll's callback. Awaiting the answer
+    // here instead would keep this function, Nest's handler chain and their promises
+    // suspended for the whole hold: about a third of a held long-poll's memory (load
+    // test, idle scenario).
+    await startStream(
+      this.connections.forOrder<PollHandle>({
+        transport: TRANSPORT,
+        principal,
         orderId,
-        after,
-        { waitMs, maxBatch: this.config.longPoll.maxBatch, transport: TRANSPORT },
-        (result) => {
-          release();
-          if (!gone) answer(reply, orderId, after, result);
+        port: httpConnectionPort(reply),
+        open: async (ctx) => {
+          const hold = await openPoll(
+            this.bus,
+            orderId,
+            after,
+            { waitMs, maxBatch, transport: TRANSPORT },
+            (result) => {
+              if (!ctx.closed) answer(reply, orderId, after, result);
+              ctx.ended();
+            },
+          );
+          return { close: () => hold.cancel() };
         },
-      );
-    } catch (err) {
-      // Not open (unknown order, store down): Nest's filter answers with the typed error.
-      release();
-      throw err;
-    }
-    // From here on the answer is ours to write (answer() below). Hijacked, the reply also
+      }),
+    );
+    // From here on the answer is ours to write (answer() above). Hijacked, the reply also
     // counts as sent for Nest, which otherwise awaits a @Res() handler's reply until the
     // response ends: two suspended async frames and end-of-stream listeners per hold.
     reply.hijack();
-    if (gone) hold.cancel();
   }
 
   /** `wait` in whole seconds, default and cap from config; 0 is the short-poll baseline. */

@@ -9,11 +9,16 @@ import {
   toGatewayError,
   type StreamItem,
 } from '@app/contracts';
-import { OrderEventBus, type BusSubscription } from '@app/event-bus';
+import type { DeliverySink } from '@app/event-bus';
 import { StreamCredentials } from '../../auth/auth.decorators';
-import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
-import { onClientGone } from '../../http/client-gone';
+import { httpConnectionPort } from '../../connections/http-connection-port';
+import { StreamConnections } from '../../connections/stream-connections.service';
+import {
+  startStream,
+  type ConnectionPort,
+  type StreamContext,
+} from '../../connections/stream-lifecycle';
 import { endHijacked, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
@@ -26,6 +31,8 @@ interface RawResponse {
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
   once(event: 'drain', listener: () => void): unknown;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
 }
 
 const TRANSPORT = 'sse';
@@ -41,10 +48,9 @@ const TRANSPORT = 'sse';
 @Controller('v1/orders')
 export class SseController {
   constructor(
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamConnections) private readonly connections: StreamConnections,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SseHeartbeat) private readonly heartbeat: SseHeartbeat,
-    @Inject(AuthService) private readonly auth: AuthService,
   ) {}
 
   /**
@@ -67,54 +73,7 @@ export class SseController {
     reply.hijack();
     const res = reply.raw as unknown as RawResponse;
     const http2 = req.raw.httpVersionMajor === 2;
-    let sub: BusSubscription | undefined;
-    let releaseSlot: (() => void) | undefined;
-    let headSent = false;
-    let closed = false;
-    let beat: HeartbeatEntry | undefined;
-
-    const sendHead = () => {
-      if (headSent) return;
-      headSent = true;
-      res.writeHead(
-        200,
-        hijackedHead(reply, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          // no-store: an intermediary must never replay a stream from cache.
-          'cache-control': 'no-store',
-          // nginx buffers proxied responses by default, which would hold events back.
-          'x-accel-buffering': 'no',
-          // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
-          ...(http2 ? {} : { connection: 'keep-alive' }),
-        }),
-      );
-      res.write(retryFrame(this.config.sse.retryMs));
-      beat = this.heartbeat.add(res);
-    };
-    const finish = (reason: StreamEndReason, retryAfterMs?: number) => {
-      if (closed) return;
-      if (!headSent && reason === StreamEndReason.Completed) {
-        // Resuming a finished order: 204 tells EventSource to stop reconnecting.
-        res.writeHead(204, hijackedHead(reply, { 'cache-control': 'no-store' }));
-      } else {
-        sendHead();
-        // Shutdown advice: EventSource waits this (per-client random) delay before it
-        // reconnects, so a restart does not bring every client back at once.
-        if (retryAfterMs !== undefined) res.write(retryFrame(retryAfterMs));
-        res.write(endFrame(reason));
-      }
-      res.end();
-    };
-
-    onClientGone(reply, () => {
-      closed = true;
-      this.heartbeat.delete(beat);
-      sub?.close();
-      releaseSlot?.();
-      this.bus.stats.connectionClosed(TRANSPORT);
-    });
-    this.bus.stats.connectionOpened(TRANSPORT);
-
+    const writer = new SseWriter(res, reply, http2, this.config.sse.retryMs, this.heartbeat);
     try {
       const orderId = parseOrderId(rawOrderId);
       // Last-Event-ID wins: on an automatic reconnect the browser re-sends the original
@@ -126,33 +85,113 @@ export class SseController {
       // The guard has authenticated the request; a principal is always there.
       const principal = req.principal;
       if (principal === undefined) throw new Error('SSE route reached without a principal');
-      await this.auth.authorizeRead(principal, orderId);
-      if (closed) return;
-      releaseSlot = this.auth.acquireConnection(principal);
-      sub = await this.bus.open(
-        orderId,
-        afterSeq,
-        {
-          write: (item: StreamItem) => {
-            sendHead();
-            // This stream needs no heartbeat this period.
-            if (beat !== undefined) beat.active = true;
-            return res.write(itemFrame(item));
-          },
-          onDrain: (resume) => res.once('drain', resume),
-          end: finish,
-        },
-        { transport: TRANSPORT, expiresAtMs: principal.expiresAtMs },
+      const sub = await startStream(
+        this.connections.busStream({
+          transport: TRANSPORT,
+          principal,
+          orderId,
+          afterSeq,
+          port: writer.port(httpConnectionPort(reply)),
+          sink: (ctx) => writer.sink(ctx),
+        }),
       );
-      if (closed) sub.close();
-      else sendHead();
+      if (sub !== undefined) writer.sendHead();
     } catch (err) {
+      // Not opened: nothing has been written yet, so the typed error is the answer.
       const gw = toGatewayError(err);
-      if (closed || headSent) {
-        res.end();
-        return;
-      }
+      if (writer.over) return;
       endHijacked(reply, HTTP_STATUS_BY_CODE[gw.code], errorBody(gw));
     }
+  }
+}
+
+/**
+ * One SSE response: the head on first use, frames while the stream is open, the end
+ * frame once. Never writes after the end or after the client left (a write then would
+ * emit ERR_STREAM_WRITE_AFTER_END on the response), and takes itself off the heartbeat
+ * as soon as the stream is over.
+ */
+class SseWriter {
+  private headSent = false;
+  /** The end was written or the client is gone: nothing more goes out. */
+  over = false;
+  private beat: HeartbeatEntry | undefined;
+
+  constructor(
+    private readonly res: RawResponse,
+    private readonly reply: FastifyReply,
+    private readonly http2: boolean,
+    private readonly retryMs: number,
+    private readonly heartbeat: SseHeartbeat,
+  ) {}
+
+  /** The connection's port, with the heartbeat released the moment the client is gone. */
+  port(port: ConnectionPort): ConnectionPort {
+    return {
+      watchGone: (onGone) =>
+        port.watchGone(() => {
+          this.stop();
+          onGone();
+        }),
+      destroy: () => port.destroy(),
+    };
+  }
+
+  sink(ctx: StreamContext): DeliverySink {
+    return {
+      write: (item: StreamItem) => {
+        if (this.over || ctx.closed) return false;
+        this.sendHead();
+        // This stream needs no heartbeat this period.
+        if (this.beat !== undefined) this.beat.active = true;
+        return this.res.write(itemFrame(item));
+      },
+      onDrain: (resume) => this.res.once('drain', resume),
+      end: (reason, retryAfterMs) => {
+        if (!this.over && !ctx.closed) this.finish(reason, retryAfterMs);
+        this.stop();
+        ctx.ended();
+      },
+    };
+  }
+
+  sendHead(): void {
+    if (this.headSent || this.over) return;
+    this.headSent = true;
+    this.res.writeHead(
+      200,
+      hijackedHead(this.reply, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        // no-store: an intermediary must never replay a stream from cache.
+        'cache-control': 'no-store',
+        // nginx buffers proxied responses by default, which would hold events back.
+        'x-accel-buffering': 'no',
+        // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
+        ...(this.http2 ? {} : { connection: 'keep-alive' }),
+      }),
+    );
+    this.res.write(retryFrame(this.retryMs));
+    this.beat = this.heartbeat.add(this.res);
+  }
+
+  private finish(reason: StreamEndReason, retryAfterMs?: number): void {
+    if (!this.headSent && reason === StreamEndReason.Completed) {
+      // Resuming a finished order: 204 tells EventSource to stop reconnecting.
+      this.over = true;
+      this.res.writeHead(204, hijackedHead(this.reply, { 'cache-control': 'no-store' }));
+    } else {
+      this.sendHead();
+      // Shutdown advice: EventSource waits this (per-client random) delay before it
+      // reconnects, so a restart does not bring every client back at once.
+      if (retryAfterMs !== undefined) this.res.write(retryFrame(retryAfterMs));
+      this.res.write(endFrame(reason));
+    }
+    this.res.end();
+  }
+
+  private stop(): void {
+    this.over = true;
+    this.heartbeat.delete(this.beat);
+    this.beat = undefined;
   }
 }

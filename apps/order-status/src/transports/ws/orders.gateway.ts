@@ -14,11 +14,11 @@ import { errorBody, ErrorCode, SubscribeDto, toGatewayError, UnsubscribeDto } fr
 import { OrderEventBus } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
+import { StreamConnections } from '../../connections/stream-connections.service';
 import type { AppConfig } from '../../config/app-config';
 import { EngineBackpressure } from './engine-backpressure';
 import {
   ORDERS_NAMESPACE,
-  WS_TRANSPORT,
   type ErrorAck,
   type OrdersSocket,
   type SubscribeAck,
@@ -53,21 +53,23 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(StreamConnections) private readonly connections: StreamConnections,
   ) {}
 
   /** Nest guards do not run on connections: authentication is namespace middleware. */
   afterInit(namespace: Namespace): void {
-    namespace.use(wsAuthMiddleware(this.auth));
+    namespace.use(wsAuthMiddleware(this.auth, this.connections));
   }
 
   handleConnection(socket: OrdersSocket): void {
-    const principal = (socket.data as OrdersSocketData).principal;
-    if (principal === undefined) {
+    const connection = (socket.data as OrdersSocketData).connection;
+    if (connection === undefined) {
       // Only reachable if the middleware was not installed: never serve an anonymous socket.
       this.logger.error(`refusing unauthenticated socket ${socket.id}`);
       socket.disconnect(true);
       return;
     }
+    const { principal } = connection;
     let session: SocketSubscriptions;
     let backpressure: EngineBackpressure;
     try {
@@ -89,26 +91,26 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
       return;
     }
     this.sessions.set(socket.id, session);
-    this.bus.stats.connectionOpened(WS_TRANSPORT);
     // The socket must not outlive its credentials: end every stream with `token_expired`
     // (sent before the disconnect packet, in order) and let the client reconnect with a
-    // fresh token. setTimeout cannot wait longer than ~24.8 days.
+    // fresh token. A client that no longer reads gets the grace period to take that, then
+    // its connection is destroyed. setTimeout cannot wait longer than ~24.8 days.
     const expiry = setTimeout(
       () => {
         session.expire();
         socket.disconnect(true);
+        connection.ctx.ended();
       },
       Math.min(Math.max(0, principal.expiresAtMs - Date.now()), 2_147_483_647),
     );
     expiry.unref();
     // Every subscription of the socket ends with it (client close, ping timeout,
-    // maxHttpBufferSize overflow, server shutdown).
-    socket.once('disconnect', () => {
+    // maxHttpBufferSize overflow, server shutdown), exactly once, by the life cycle.
+    connection.onClose(() => {
       clearTimeout(expiry);
       this.sessions.delete(socket.id);
       session.close();
       backpressure.close();
-      this.bus.stats.connectionClosed(WS_TRANSPORT);
     });
   }
 

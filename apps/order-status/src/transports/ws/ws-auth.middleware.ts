@@ -1,13 +1,16 @@
 import type { Principal } from '@app/auth';
-import { errorBody, toGatewayError } from '@app/contracts';
+import { errorBody, ErrorCode, GatewayError, toGatewayError } from '@app/contracts';
 import type { AuthService } from '../../auth/auth.service';
-import type { OrdersSocket } from './orders-ws.events';
+import type { StreamConnections } from '../../connections/stream-connections.service';
+import { WS_TRANSPORT, type OrdersSocket } from './orders-ws.events';
+import { SocketConnection } from './socket-connection';
+import { socketConnectionPort } from './socket-connection-port';
 
 /** What the handshake leaves on `socket.data` for the gateway (and the connection log). */
 export interface OrdersSocketData {
   principal?: Principal;
-  /** Gives the principal's connection slot back; idempotent. */
-  releaseSlot?: () => void;
+  /** The socket's connection life cycle; set when the handshake succeeded. */
+  connection?: SocketConnection;
 }
 
 /** The error a refused handshake reaches the client with: `connect_error`, `err.data`. */
@@ -20,29 +23,52 @@ export type HandshakeError = Error & { data: ReturnType<typeof errorBody>['error
  * (non-browser clients). A refused client gets `connect_error` with
  * `err.data = { code: 'unauthenticated' | 'resource_exhausted', message }` and no socket.
  *
- * The principal's connection slot is taken here and given back when the socket
- * disconnects or its engine connection closes (a handshake can die before 'connect').
+ * The socket's connection life cycle starts here: the principal's slot is taken once the
+ * token is verified, unless the client already left meanwhile (a connect-and-drop storm
+ * must not leak slots), and is given back exactly once when the socket disconnects or
+ * its engine connection closes.
  */
-export function wsAuthMiddleware(auth: AuthService) {
+export function wsAuthMiddleware(auth: AuthService, connections: StreamConnections) {
   return (socket: OrdersSocket, next: (err?: Error) => void): void => {
     const raw: unknown = (socket.handshake.auth as Record<string, unknown> | undefined)?.token;
-    const pending =
-      typeof raw === 'string'
-        ? auth.authenticate(raw.replace(/^Bearer +/i, ''))
-        : auth.authenticateHeader(socket.handshake.headers.authorization);
-    pending
-      .then((principal) => {
-        const releaseSlot = auth.acquireConnection(principal);
-        const data = socket.data as OrdersSocketData;
-        data.principal = principal;
-        data.releaseSlot = releaseSlot;
-        socket.once('disconnect', releaseSlot);
-        socket.conn.once('close', releaseSlot);
-        next();
+    let principal: Principal | undefined;
+    connections
+      .lifecycle<SocketConnection>({
+        transport: WS_TRANSPORT,
+        port: socketConnectionPort(socket),
+        authorize: async () => {
+          principal = await (typeof raw === 'string'
+            ? auth.authenticate(raw.replace(/^Bearer +/i, ''))
+            : auth.authenticateHeader(socket.handshake.headers.authorization));
+        },
+        acquireSlot: () => auth.acquireConnection(authenticated(principal)),
+        open: (ctx) => {
+          const connection = new SocketConnection(authenticated(principal), ctx);
+          const data = socket.data as OrdersSocketData;
+          data.principal = connection.principal;
+          data.connection = connection;
+          return Promise.resolve(connection);
+        },
       })
-      .catch((err: unknown) => {
-        const body = errorBody(toGatewayError(err)).error;
-        next(Object.assign(new Error(body.message), { data: body }) satisfies HandshakeError);
+      .subscribe({
+        next: () => next(),
+        error: (err: unknown) => next(handshakeError(err)),
+        // Gone before the handshake finished: nobody is left to answer.
+        complete: () => {
+          if ((socket.data as OrdersSocketData).connection === undefined) {
+            next(handshakeError(new GatewayError(ErrorCode.Unavailable, 'connection closed')));
+          }
+        },
       });
   };
+}
+
+function authenticated(principal: Principal | undefined): Principal {
+  if (principal === undefined) throw new Error('handshake step ran before authentication');
+  return principal;
+}
+
+function handshakeError(err: unknown): HandshakeError {
+  const body = errorBody(toGatewayError(err)).error;
+  return Object.assign(new Error(body.message), { data: body });
 }

@@ -1,0 +1,59 @@
+import { constants as h2constants } from 'node:http2';
+import type { ConnectionPort } from '../../connections/stream-lifecycle';
+import type { SubscribeCall } from './grpc-messages';
+
+/** The part of an HTTP/2 stream that destroy() uses. */
+interface ClosableStream {
+  readonly destroyed: boolean;
+  close(code: number): void;
+}
+
+/**
+ * The connection port of a gRPC server-streaming call.
+ *
+ * Gone: grpc-js emits 'cancelled' when the client cancels, the deadline passes, the
+ * connection drops, and also once the status has been handed to HTTP/2 after the last
+ * message was taken (it then flushes the incoming side): every way a call can be over.
+ *
+ * Destroy: grpc-js has no public way for a server to reset one call, and a client that
+ * stopped reading leaves the status queued behind unsent messages until max connection
+ * age. The call's HTTP/2 stream is reached through grpc-js's call objects (the `call`
+ * and `nextCall` chain down to the stream); a test pins this to the installed grpc-js.
+ * If the shape ever changes, the call lingers until max connection age as before.
+ */
+export function grpcCallPort(call: SubscribeCall): ConnectionPort {
+  return {
+    watchGone: (onGone) => {
+      if (call.cancelled) {
+        onGone();
+        return () => {};
+      }
+      call.once('cancelled', onGone);
+      return () => call.off('cancelled', onGone);
+    },
+    destroy: () => {
+      const stream = http2StreamOf(call);
+      if (stream !== undefined && !stream.destroyed) stream.close(h2constants.NGHTTP2_CANCEL);
+    },
+  };
+}
+
+/** The HTTP/2 stream under a grpc-js server call, when grpc-js's internals have the known shape. */
+export function http2StreamOf(call: object): ClosableStream | undefined {
+  let node: unknown = (call as { call?: unknown }).call;
+  for (let depth = 0; depth < 8 && typeof node === 'object' && node !== null; depth++) {
+    const { stream, nextCall } = node as { stream?: unknown; nextCall?: unknown };
+    if (isClosableStream(stream)) return stream;
+    node = nextCall;
+  }
+  return undefined;
+}
+
+function isClosableStream(value: unknown): value is ClosableStream {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { close?: unknown }).close === 'function' &&
+    'rstCode' in value
+  );
+}
