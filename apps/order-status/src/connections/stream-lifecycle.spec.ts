@@ -1,0 +1,279 @@
+import { ErrorCode, GatewayError } from '@app/contracts';
+import {
+  startStream,
+  streamLifecycle,
+  type ConnectionPort,
+  type StreamContext,
+  type StreamHandle,
+} from './stream-lifecycle';
+
+/** A controllable connection: every step waits for the test to let it go on. */
+function harness(opts: { goneAtStart?: boolean } = {}) {
+  const log: string[] = [];
+  const open = new Map<string, number>();
+  let goneListener: (() => void) | undefined;
+  let gone = opts.goneAtStart ?? false;
+  const deferred = () => {
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+  const authorized = deferred();
+  const opened = deferred();
+  let ctx: StreamContext | undefined;
+  let slots = 0;
+  let handles = 0;
+  let slotError: Error | undefined;
+  const port: ConnectionPort = {
+    watchGone: (onGone) => {
+      if (gone) {
+        onGone();
+        return () => log.push('unwatch');
+      }
+      goneListener = onGone;
+      return () => {
+        goneListener = undefined;
+        log.push('unwatch');
+      };
+    },
+    destroy: () => log.push('destroy'),
+  };
+  const lifecycle$ = streamLifecycle<StreamHandle>(
+    {
+      transport: 't',
+      port,
+      authorize: () => authorized.promise,
+      acquireSlot: () => {
+        if (slotError) throw slotError;
+        slots++;
+        let released = false;
+        return () => {
+          if (released) throw new Error('slot released twice');
+          released = true;
+          slots--;
+        };
+      },
+      open: async (c) => {
+        ctx = c;
+        await opened.promise;
+        handles++;
+        let closed = false;
+        return {
+          close: () => {
+            if (closed) return;
+            closed = true;
+            handles--;
+          },
+        };
+      },
+    },
+    {
+      gauge: {
+        connectionOpened: (t) => open.set(t, (open.get(t) ?? 0) + 1),
+        connectionClosed: (t) => open.set(t, (open.get(t) ?? 0) - 1),
+      },
+      endGraceMs: 1_000,
+    },
+  );
+  return {
+    log,
+    lifecycle$,
+    authorized,
+    opened,
+    get ctx() {
+      return ctx;
+    },
+    /** The client leaves. */
+    leave: () => {
+      gone = true;
+      goneListener?.();
+    },
+    failSlot: (err: Error) => (slotError = err),
+    /** Everything the connection holds: gauge, slots, open handles, gone listener. */
+    held: () => ({
+      gauge: open.get('t') ?? 0,
+      slots,
+      handles,
+      watching: goneListener !== undefined,
+    }),
+  };
+}
+
+const NOTHING = { gauge: 0, slots: 0, handles: 0, watching: false };
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
+
+describe('streamLifecycle', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('holds a gauge, a slot and the handle while open, and gives each back once when the client leaves', async () => {
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.authorized.resolve();
+    h.opened.resolve();
+    const handle = await p;
+    expect(handle).toBeDefined();
+    expect(h.held()).toEqual({ gauge: 1, slots: 1, handles: 1, watching: true });
+    h.leave();
+    h.leave();
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it('client already gone when the lifecycle starts (HTTP/2 stream cancelled during the guard): nothing is taken', async () => {
+    const h = harness({ goneAtStart: true });
+    await expect(startStream(h.lifecycle$)).resolves.toBeUndefined();
+    h.authorized.resolve();
+    h.opened.resolve();
+    await flush();
+    expect(h.held()).toEqual(NOTHING);
+    expect(h.ctx).toBeUndefined();
+  });
+
+  it('client leaves while authorizing: no slot is taken, nothing opened', async () => {
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.leave();
+    h.authorized.resolve();
+    await expect(p).resolves.toBeUndefined();
+    await flush();
+    expect(h.held()).toEqual(NOTHING);
+    expect(h.ctx).toBeUndefined();
+  });
+
+  it('client leaves while the stream opens: the handle is closed as soon as it exists', async () => {
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.authorized.resolve();
+    await flush();
+    expect(h.held().slots).toBe(1);
+    h.leave();
+    expect(h.held().slots).toBe(0);
+    h.opened.resolve();
+    await expect(p).resolves.toBeUndefined();
+    await flush();
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it.each([
+    ['authorization', (h: ReturnType<typeof harness>) => h.authorized.reject(notFound())],
+    [
+      'the slot',
+      (h: ReturnType<typeof harness>) => {
+        h.failSlot(notFound());
+        h.authorized.resolve();
+      },
+    ],
+    [
+      'the open',
+      (h: ReturnType<typeof harness>) => {
+        h.authorized.resolve();
+        h.opened.reject(notFound());
+      },
+    ],
+  ])('fails in %s: rejects with the typed error and releases everything', async (_, fail) => {
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    fail(h);
+    await expect(p).rejects.toBeInstanceOf(GatewayError);
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it('stream ended and the client takes the last bytes: released when it closes, never destroyed', async () => {
+    jest.useFakeTimers();
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.authorized.resolve();
+    h.opened.resolve();
+    await p;
+    h.ctx?.ended();
+    expect(h.held().slots).toBe(1);
+    h.leave();
+    jest.advanceTimersByTime(5_000);
+    expect(h.held()).toEqual(NOTHING);
+    expect(h.log).not.toContain('destroy');
+  });
+
+  it('stream ended but the client stopped reading: destroyed after the grace period, then released', async () => {
+    jest.useFakeTimers();
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.authorized.resolve();
+    h.opened.resolve();
+    await p;
+    h.ctx?.ended();
+    h.ctx?.ended();
+    jest.advanceTimersByTime(999);
+    expect(h.log).not.toContain('destroy');
+    expect(h.held().slots).toBe(1);
+    jest.advanceTimersByTime(1);
+    expect(h.log.filter((l) => l === 'destroy')).toHaveLength(1);
+    expect(h.held()).toEqual(NOTHING);
+    expect(h.ctx?.closed).toBe(true);
+    // The destroyed socket's close comes later: nothing is released twice.
+    h.leave();
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it('stream ends during the open (a finished order): the grace timer runs from there', async () => {
+    jest.useFakeTimers();
+    const h = harness();
+    const p = startStream(h.lifecycle$);
+    h.authorized.resolve();
+    await flush();
+    h.ctx?.ended();
+    h.opened.resolve();
+    await p;
+    jest.advanceTimersByTime(1_000);
+    expect(h.log).toContain('destroy');
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it('unsubscribing (shutdown) releases everything once', async () => {
+    const h = harness();
+    const sub = h.lifecycle$.subscribe();
+    h.authorized.resolve();
+    h.opened.resolve();
+    await flush();
+    expect(h.held().handles).toBe(1);
+    sub.unsubscribe();
+    sub.unsubscribe();
+    h.leave();
+    expect(h.held()).toEqual(NOTHING);
+  });
+
+  it('every ordering of leave / authorize / open / end releases exactly what was taken', async () => {
+    const steps = ['leave', 'authorize', 'open', 'end'] as const;
+    for (const order of permutations([...steps])) {
+      jest.useFakeTimers();
+      const h = harness();
+      const p = startStream(h.lifecycle$).catch(() => undefined);
+      for (const step of order) {
+        if (step === 'leave') h.leave();
+        if (step === 'authorize') h.authorized.resolve();
+        if (step === 'open') h.opened.resolve();
+        if (step === 'end') h.ctx?.ended();
+        await flush();
+      }
+      await p;
+      jest.advanceTimersByTime(2_000);
+      expect({ order, held: h.held() }).toEqual({ order, held: NOTHING });
+      jest.useRealTimers();
+    }
+  });
+});
+
+function notFound(): GatewayError {
+  return new GatewayError(ErrorCode.NotFound, 'order x not found');
+}
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
+}
