@@ -1,4 +1,4 @@
-import type { OrderStatusChanged, StreamReset } from '@app/contracts';
+import type { OrderStatusChanged, StreamReset, StreamSkipped } from '@app/contracts';
 
 /** What one connection tells the watcher, in order. */
 export interface StreamHandlers {
@@ -6,6 +6,8 @@ export interface StreamHandlers {
   opened(): void;
   event(e: OrderStatusChanged): void;
   reset(r: StreamReset): void;
+  /** Events the server dropped because this client read too slowly (not an error). */
+  skipped(s: StreamSkipped): void;
 }
 
 /** How one connection ended. */

@@ -1,4 +1,4 @@
-import type { OrderStatusChanged, StreamReset } from '@app/contracts';
+import type { OrderStatusChanged, StreamReset, StreamSkipped } from '@app/contracts';
 import type { Connect, ConnectionEnd } from './connection';
 import { LONG_POLL_WAIT_S, type WatchOptions } from './options';
 
@@ -47,6 +47,7 @@ export function sseConnect(o: WatchOptions): Connect {
         }
         if (event === 'status') h.event(JSON.parse(data) as OrderStatusChanged);
         else if (event === 'reset') h.reset(JSON.parse(data) as StreamReset);
+        else if (event === 'skipped') h.skipped(JSON.parse(data) as StreamSkipped);
         else if (event === 'end') {
           const { reason } = JSON.parse(data) as { reason: string };
           // The `retry:` sent just before `end` is the server's reconnect advice.
@@ -87,10 +88,13 @@ export function longPollConnect(o: WatchOptions): Connect {
       const body = (await res.json()) as {
         events: OrderStatusChanged[];
         reset?: StreamReset;
+        skipped?: StreamSkipped;
         next: number;
         completed: boolean;
       };
+      // A reset or skipped range, when present, comes before the events.
       if (body.reset) h.reset(body.reset);
+      if (body.skipped) h.skipped(body.skipped);
       for (const e of body.events) h.event(e);
       after = body.next;
       if (body.completed) return { reason: 'completed' };

@@ -11,11 +11,13 @@ import {
   eventFromProto,
   ORDER_STATUS_PROTO_PATH,
   PROTO_LOADER_OPTIONS,
+  skippedFromProto,
   snapshotFromProto,
   type OrderStatusChanged,
   ResetReason,
   type ProtoSubscribeResponse,
   type StreamReset,
+  type StreamSkipped,
 } from '@app/contracts';
 import type { Connect, ConnectionEnd } from './connection';
 import type { WatchOptions } from './options';
@@ -25,11 +27,12 @@ const RESET_REASONS: Record<number, ResetReason> = {
   1: ResetReason.BeyondRetention,
   2: ResetReason.AheadOfLastSeq,
   3: ResetReason.Gap,
+  4: ResetReason.Overflow,
 };
 
 /**
  * socket.io: one connection per attempt (the watcher owns reconnecting, so socket.io's
- * own is off), `subscribe` with `afterSeq`, then `status` / `reset` / `end`.
+ * own is off), `subscribe` with `afterSeq`, then `status` / `reset` / `skipped` / `end`.
  */
 export function wsConnect(o: WatchOptions): Connect {
   return (afterSeq, h, signal) =>
@@ -64,6 +67,11 @@ export function wsConnect(o: WatchOptions): Connect {
       });
       socket.on('status', (e: OrderStatusChanged) => e.orderId === o.orderId && h.event(e));
       socket.on('reset', (r: StreamReset) => r.snapshot.orderId === o.orderId && h.reset(r));
+      socket.on(
+        'skipped',
+        ({ orderId, ...s }: StreamSkipped & { orderId: string }) =>
+          orderId === o.orderId && h.skipped(s),
+      );
       socket.on('end', (end: { orderId: string; reason: string; retryAfterMs?: number }) => {
         if (end.orderId !== o.orderId) return;
         settle(() =>
@@ -118,6 +126,7 @@ export function grpcConnect(o: WatchOptions): Connect {
           h.opened();
         }
         if ('event' in m) h.event(eventFromProto(m.event));
+        else if ('skipped' in m) h.skipped(skippedFromProto(m.skipped));
         else
           h.reset({
             reason: RESET_REASONS[m.reset.reason],

@@ -1,4 +1,9 @@
-import { nowUs, type OrderStatusChanged, type StreamReset } from '@app/contracts';
+import {
+  nowUs,
+  type OrderStatusChanged,
+  type StreamReset,
+  type StreamSkipped,
+} from '@app/contracts';
 import type { Connect } from './connection';
 
 /** @default 250 ms first reconnect delay (full jitter, doubling) */
@@ -50,6 +55,14 @@ export async function watch(
         `${time()}  reset (${r.reason}): now ${r.snapshot.status} at seq ${r.snapshot.lastSeq}`,
       );
       lastSeq = r.snapshot.lastSeq;
+    },
+    skipped: (s: StreamSkipped) => {
+      if (s.toSeq <= lastSeq) return;
+      // The service kept up and this watcher did not: it says so instead of leaving a gap.
+      out.line(
+        `${time()}  skipped #${s.fromSeq}..#${s.toSeq} (${s.reason}): read too slowly, continuing`,
+      );
+      lastSeq = s.toSeq;
     },
   };
 

@@ -34,6 +34,11 @@ export enum ResetReason {
   AheadOfLastSeq = 'ahead_of_last_seq',
   /** Events were lost upstream (e.g. the event store lost its history). */
   Gap = 'gap',
+  /**
+   * The subscriber's queue overflowed and was too small to hold a `skipped` marker next
+   * to the newest event (a capacity of 1 or 2): the snapshot carries the newest state.
+   */
+  Overflow = 'overflow',
 }
 
 /**
@@ -45,10 +50,43 @@ export interface StreamReset {
   readonly snapshot: OrderSnapshot;
 }
 
+export enum SkipReason {
+  /** The subscriber read too slowly: its bounded queue dropped or conflated these events. */
+  Overflow = 'overflow',
+}
+
+/**
+ * Sent in place of events the service dropped for this subscriber: the seqs
+ * `fromSeq..toSeq` (inclusive) happened but are not delivered. The client's cursor moves
+ * to `toSeq` (resuming after `toSeq` loses nothing more); a client that needs them can
+ * resume from `fromSeq - 1` on a new stream while they are still retained.
+ */
+export interface StreamSkipped {
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly reason: SkipReason;
+}
+
 /** What a subscriber receives, in order. */
 export type StreamItem =
   | { readonly kind: 'event'; readonly event: OrderStatusChanged }
-  | { readonly kind: 'reset'; readonly reset: StreamReset };
+  | { readonly kind: 'reset'; readonly reset: StreamReset }
+  | { readonly kind: 'skipped'; readonly skipped: StreamSkipped };
+
+/**
+ * The client's cursor after it has received `item`: the seq to resume after. Every
+ * transport's resume point (SSE `id:`, long-poll `next`, gRPC `resume-after-seq`) is this.
+ */
+export function cursorAfter(item: StreamItem): number {
+  switch (item.kind) {
+    case 'event':
+      return item.event.seq;
+    case 'reset':
+      return item.reset.snapshot.lastSeq;
+    case 'skipped':
+      return item.skipped.toSeq;
+  }
+}
 
 /** Why the service ended a stream; clients resume on everything but `completed`. */
 export enum StreamEndReason {

@@ -1,7 +1,9 @@
 import { loadSync } from '@grpc/proto-loader';
 import fc from 'fast-check';
 import {
+  cursorAfter,
   ResetReason,
+  SkipReason,
   type OrderSnapshot,
   type OrderStatusChanged,
   type StreamItem,
@@ -11,6 +13,7 @@ import {
   eventFromProto,
   eventToProto,
   PROTO_STATUS,
+  skippedFromProto,
   snapshotFromProto,
   snapshotToProto,
   statusFromProto,
@@ -201,6 +204,38 @@ describe('proto codec', () => {
     for (const r of Object.values(ResetReason)) {
       expect([...byName.values()].filter((n) => n !== 0)).toContain(reasonOf(r));
     }
+  });
+
+  it('carries a skipped range over the wire, with a defined reason, and moves the cursor to its end', () => {
+    const skippedMsg = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.Skipped`] as unknown as {
+      type: { enumType: { name: string; value: EnumValue[] }[] };
+    };
+    const reasons = skippedMsg.type.enumType.find((t) => t.name === 'Reason')?.value ?? [];
+    const byName = new Map(reasons.map((v) => [v.name, v.number]));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER - 1_000 }),
+        fc.nat(1_000),
+        (fromSeq, extra) => {
+          const item: StreamItem = {
+            kind: 'skipped',
+            skipped: { fromSeq, toSeq: fromSeq + extra, reason: SkipReason.Overflow },
+          };
+          const msg = streamItemToProto(item);
+          expect(Object.keys(msg)).toEqual(['skipped']);
+          const back = overTheWire(msg) as {
+            skipped: Parameters<typeof skippedFromProto>[0];
+            event?: unknown;
+            reset?: unknown;
+          };
+          expect(back.event ?? undefined).toBeUndefined();
+          expect(back.reset ?? undefined).toBeUndefined();
+          expect(back.skipped.reason).toBe(byName.get('REASON_OVERFLOW'));
+          expect(skippedFromProto(back.skipped)).toEqual(item.skipped);
+          expect(cursorAfter(item)).toBe(fromSeq + extra);
+        },
+      ),
+    );
   });
 
   it('finds the proto file and names the service that is in it', () => {

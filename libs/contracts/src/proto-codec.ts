@@ -1,5 +1,5 @@
-import type { OrderSnapshot, OrderStatusChanged, StreamItem } from './order-events';
-import { ResetReason } from './order-events';
+import type { OrderSnapshot, OrderStatusChanged, StreamItem, StreamSkipped } from './order-events';
+import { ResetReason, SkipReason } from './order-events';
 import { OrderStatus } from './order-status';
 
 /**
@@ -24,7 +24,16 @@ const PROTO_RESET_REASON: Readonly<Record<ResetReason, number>> = {
   [ResetReason.BeyondRetention]: 1,
   [ResetReason.AheadOfLastSeq]: 2,
   [ResetReason.Gap]: 3,
+  [ResetReason.Overflow]: 4,
 };
+
+const PROTO_SKIP_REASON: Readonly<Record<SkipReason, number>> = {
+  [SkipReason.Overflow]: 1,
+};
+
+const SKIP_REASON_BY_PROTO = new Map<number, SkipReason>(
+  Object.entries(PROTO_SKIP_REASON).map(([reason, n]) => [n, reason as SkipReason]),
+);
 
 /** Undefined for UNSPECIFIED or unknown numbers: the caller reports InvalidArgument. */
 export function statusFromProto(value: unknown): OrderStatus | undefined {
@@ -46,8 +55,16 @@ export interface ProtoOrderSnapshot {
   updatedAtUs: number;
 }
 
+export interface ProtoSkipped {
+  fromSeq: number;
+  toSeq: number;
+  reason: number;
+}
+
 export type ProtoSubscribeResponse =
-  { event: ProtoOrderStatusChanged } | { reset: { reason: number; snapshot: ProtoOrderSnapshot } };
+  | { event: ProtoOrderStatusChanged }
+  | { reset: { reason: number; snapshot: ProtoOrderSnapshot } }
+  | { skipped: ProtoSkipped };
 
 export function eventToProto(e: OrderStatusChanged): ProtoOrderStatusChanged {
   const msg: ProtoOrderStatusChanged = {
@@ -70,12 +87,31 @@ export function snapshotToProto(s: OrderSnapshot): ProtoOrderSnapshot {
 }
 
 export function streamItemToProto(item: StreamItem): ProtoSubscribeResponse {
-  if (item.kind === 'event') return { event: eventToProto(item.event) };
+  switch (item.kind) {
+    case 'event':
+      return { event: eventToProto(item.event) };
+    case 'reset':
+      return {
+        reset: {
+          reason: PROTO_RESET_REASON[item.reset.reason],
+          snapshot: snapshotToProto(item.reset.snapshot),
+        },
+      };
+    case 'skipped':
+      return { skipped: skippedToProto(item.skipped) };
+  }
+}
+
+export function skippedToProto(s: StreamSkipped): ProtoSkipped {
+  return { fromSeq: s.fromSeq, toSeq: s.toSeq, reason: PROTO_SKIP_REASON[s.reason] };
+}
+
+/** Unknown reasons (a newer server) read as `overflow`, the only one today. */
+export function skippedFromProto(m: ProtoSkipped): StreamSkipped {
   return {
-    reset: {
-      reason: PROTO_RESET_REASON[item.reset.reason],
-      snapshot: snapshotToProto(item.reset.snapshot),
-    },
+    fromSeq: Number(m.fromSeq),
+    toSeq: Number(m.toSeq),
+    reason: SKIP_REASON_BY_PROTO.get(m.reason) ?? SkipReason.Overflow,
   };
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { OrderStatus, ResetReason, type StreamItem } from '@app/contracts';
+import { cursorAfter, OrderStatus, ResetReason, SkipReason, type StreamItem } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { event } from './testing/bus-fixtures';
@@ -15,13 +15,17 @@ const reset = (seq: number): StreamItem => ({
     snapshot: { orderId: 'o', status: OrderStatus.Paid, lastSeq: seq, updatedAtUs: 0 },
   },
 });
+const skip = (fromSeq: number, toSeq: number): StreamItem => ({
+  kind: 'skipped',
+  skipped: { fromSeq, toSeq, reason: SkipReason.Overflow },
+});
 const drain = (q: BoundedQueue): StreamItem[] => {
   const out: StreamItem[] = [];
   for (let it = q.shift(); it !== undefined; it = q.shift()) out.push(it);
   return out;
 };
-/** The seq an item brings the client to: the event's, or the reset snapshot's. */
-const seqOf = (it: StreamItem) => (it.kind === 'event' ? it.event.seq : it.reset.snapshot.lastSeq);
+/** The seq an item brings the client to. */
+const seqOf = cursorAfter;
 
 describe('BoundedQueue', () => {
   it('is FIFO below capacity, whatever the policy', () => {
@@ -36,13 +40,21 @@ describe('BoundedQueue', () => {
     }
   });
 
-  it('conflate keeps only the newest event of the order when full', () => {
+  it('conflate keeps only the newest event when full, and says which seqs it skipped', () => {
     const q = new BoundedQueue(3, OverflowPolicy.Conflate);
     q.offer(ev(1));
     q.offer(ev(2));
     q.offer(ev(3));
     expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 3 });
-    expect(drain(q).map(seqOf)).toEqual([4]);
+    expect(drain(q)).toEqual([skip(1, 3), ev(4)]);
+  });
+
+  it('conflate merges a new skipped range into the queued one', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    for (let s = 1; s <= 4; s++) q.offer(ev(s)); // [skip 1..3, 4]
+    q.offer(ev(5)); // [skip 1..3, 4, 5]: room again
+    expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 2 });
+    expect(drain(q)).toEqual([skip(1, 5), ev(6)]);
   });
 
   it('conflate keeps queued resets (they carry the snapshot)', () => {
@@ -50,25 +62,54 @@ describe('BoundedQueue', () => {
     q.offer(ev(1));
     q.offer(reset(5));
     q.offer(ev(6));
+    // Seq 1 comes before the reset, which covers it; 6 is skipped explicitly.
     expect(q.offer(ev(7))).toEqual({ accepted: true, dropped: 2 });
-    expect(drain(q)).toEqual([reset(5), ev(7)]);
+    expect(drain(q)).toEqual([reset(5), skip(6, 6), ev(7)]);
   });
 
-  it('drop-oldest drops the oldest event when full', () => {
+  it('drop-oldest replaces the oldest events by one skipped range when full', () => {
     const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
     for (let s = 1; s <= 3; s++) q.offer(ev(s));
-    expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 1 });
+    // The marker takes a slot too: the first overflow drops two events to make room.
+    expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 2 });
     expect(q.offer(ev(5))).toEqual({ accepted: true, dropped: 1 });
-    expect(drain(q).map(seqOf)).toEqual([3, 4, 5]);
+    expect(drain(q)).toEqual([skip(1, 3), ev(4), ev(5)]);
   });
 
-  it('drop-oldest skips over resets to the oldest event', () => {
+  it('drop-oldest keeps a reset and skips the oldest events after it', () => {
     const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
     q.offer(reset(4));
     q.offer(ev(5));
     q.offer(ev(6));
-    expect(q.offer(ev(7))).toEqual({ accepted: true, dropped: 1 });
-    expect(drain(q)).toEqual([reset(4), ev(6), ev(7)]);
+    expect(q.offer(ev(7))).toEqual({ accepted: true, dropped: 2 });
+    expect(drain(q)).toEqual([reset(4), skip(5, 6), ev(7)]);
+  });
+
+  it('a reset offered to a full queue stands for everything queued before it', () => {
+    for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
+      const q = new BoundedQueue(2, policy);
+      q.offer(ev(1));
+      q.offer(ev(2));
+      expect(q.offer(reset(9))).toEqual({ accepted: true, dropped: 2 });
+      expect(drain(q)).toEqual([reset(9)]);
+    }
+  });
+
+  it('capacity 1: no room for a marker, so an overflow becomes a reset with the newest state', () => {
+    for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
+      const q = new BoundedQueue(1, policy);
+      q.offer(ev(1));
+      expect(q.offer(ev(2, OrderStatus.Shipped))).toEqual({ accepted: true, dropped: 2 });
+      expect(q.length).toBe(1);
+      const [only] = drain(q);
+      expect(only).toEqual({
+        kind: 'reset',
+        reset: {
+          reason: ResetReason.Overflow,
+          snapshot: { orderId: 'o', status: OrderStatus.Shipped, lastSeq: 2, updatedAtUs: 0 },
+        },
+      });
+    }
   });
 
   it('disconnect refuses when full and leaves the queue as it was', () => {
@@ -93,20 +134,27 @@ describe('BoundedQueue', () => {
     }
   });
 
-  it('removeEventsUpTo, lastEventSeq and hasTerminalEvent look at events only', () => {
+  it('removeUpTo, lastSeq and hasTerminal: what a replay up to a seq already covered', () => {
     const q = new BoundedQueue(10, OverflowPolicy.Conflate);
-    expect(q.lastEventSeq()).toBeUndefined();
+    expect(q.lastSeq()).toBeUndefined();
     q.offer(ev(3));
     q.offer(ev(4));
     q.offer(reset(4));
     q.offer(ev(5, OrderStatus.Delivered));
-    expect(q.lastEventSeq()).toBe(5);
-    expect(q.hasTerminalEvent()).toBe(true);
-    q.removeEventsUpTo(4);
-    expect(drain(q)).toEqual([reset(4), ev(5, OrderStatus.Delivered)]);
+    expect(q.lastSeq()).toBe(5);
+    expect(q.hasTerminal()).toBe(true);
+    q.removeUpTo(4);
+    expect(drain(q)).toEqual([ev(5, OrderStatus.Delivered)]);
     q.offer(reset(9));
-    expect(q.lastEventSeq()).toBeUndefined();
-    expect(q.hasTerminalEvent()).toBe(false);
+    expect(q.lastSeq()).toBe(9);
+    expect(q.hasTerminal()).toBe(false);
+  });
+
+  it('removeUpTo trims a skipped range the replay reached into', () => {
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    for (let s = 1; s <= 6; s++) q.offer(ev(s)); // [skip 1..3, 4, 5] then [skip 1..5, 6]
+    q.removeUpTo(2);
+    expect(drain(q)).toEqual([skip(3, 5), ev(6)]);
   });
 
   describe('properties (one order, seqs increasing, random events and resets)', () => {

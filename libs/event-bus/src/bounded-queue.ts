@@ -1,13 +1,34 @@
-import { isTerminalStatus, ResetReason, type StreamItem, type StreamReset } from '@app/contracts';
+import {
+  cursorAfter,
+  isTerminalStatus,
+  ResetReason,
+  SkipReason,
+  type StreamItem,
+  type StreamReset,
+} from '@app/contracts';
 import { OverflowPolicy } from './bus-options';
 
 export type OfferResult =
-  { readonly accepted: true; readonly dropped: number } | { readonly accepted: false };
+  | {
+      readonly accepted: true;
+      /** Events the policy took out of the queue (each one signalled, never silent). */
+      readonly dropped: number;
+    }
+  | { readonly accepted: false };
+
+type Skipped = Extract<StreamItem, { kind: 'skipped' }>;
 
 /**
- * A subscriber's pending items, at most `capacity` of them. Resets are never dropped
- * (they carry the snapshot the client needs); the policy decides which events go when
- * the queue is full.
+ * A subscriber's pending items, at most `capacity` of them, for one order, in seq order.
+ *
+ * Nothing leaves it silently. When the policy drops events, they are replaced in place by
+ * a `skipped {fromSeq, toSeq}` marker, and adjacent markers merge, so the client still
+ * sees every seq once: delivered, inside a skipped range, or covered by a reset. Markers
+ * count against the capacity like any item. Resets are never dropped: a reset replaces
+ * the client's whole view, so what is queued before the newest reset may go, and a newer
+ * reset may stand in for an older one. When even that leaves no room for a marker beside
+ * the newest event (capacity 1 or 2), the queue folds into one reset carrying the newest
+ * state: still explicit, and still within the bound.
  */
 export class BoundedQueue {
   private items: StreamItem[] = [];
@@ -25,88 +46,148 @@ export class BoundedQueue {
     return this.items.shift();
   }
 
-  /** Removes queued events with seq <= `seq` (already delivered by a replay). */
-  removeEventsUpTo(seq: number): void {
-    this.items = this.items.filter((it) => it.kind !== 'event' || it.event.seq > seq);
-  }
-
-  lastEventSeq(): number | undefined {
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const it = this.items[i];
-      if (it.kind === 'event') return it.event.seq;
+  /**
+   * Removes what a replay up to `seq` has already delivered: events and resets at or
+   * below it, and the covered part of skipped ranges.
+   */
+  removeUpTo(seq: number): void {
+    const kept: StreamItem[] = [];
+    for (const it of this.items) {
+      if (cursorAfter(it) <= seq) continue;
+      if (it.kind === 'skipped' && it.skipped.fromSeq <= seq) {
+        kept.push({ kind: 'skipped', skipped: { ...it.skipped, fromSeq: seq + 1 } });
+      } else {
+        kept.push(it);
+      }
     }
-    return undefined;
+    this.items = kept;
   }
 
-  hasTerminalEvent(): boolean {
-    return this.items.some((it) => it.kind === 'event' && isTerminalStatus(it.event.status));
+  /** The client's cursor once everything queued is delivered (undefined: queue empty). */
+  lastSeq(): number | undefined {
+    const last = this.items.at(-1);
+    return last === undefined ? undefined : cursorAfter(last);
+  }
+
+  /** Whether a queued event, or a queued reset's snapshot, finishes the order. */
+  hasTerminal(): boolean {
+    return this.items.some(
+      (it) =>
+        (it.kind === 'event' && isTerminalStatus(it.event.status)) ||
+        (it.kind === 'reset' &&
+          it.reset.snapshot.lastSeq > 0 &&
+          isTerminalStatus(it.reset.snapshot.status)),
+    );
   }
 
   /**
-   * Adds an item. `{ accepted: false }` means the `disconnect` policy applies and the
-   * subscription must end; otherwise `dropped` counts the items it discarded.
+   * Adds an event or a reset (skipped markers are made here, never offered).
+   * `{ accepted: false }` means the `disconnect` policy applies and the subscription must
+   * end; otherwise `dropped` counts the events replaced by a marker or a reset.
    */
   offer(item: StreamItem): OfferResult {
     if (this.items.length < this.capacity) {
       this.items.push(item);
       return { accepted: true, dropped: 0 };
     }
-    switch (this.policy) {
-      case OverflowPolicy.Disconnect:
-        return { accepted: false };
-      case OverflowPolicy.DropOldest: {
-        const i = this.items.findIndex((it) => it.kind === 'event');
-        if (i < 0) return this.mergeResets(item);
-        this.items.splice(i, 1);
-        this.items.push(item);
-        return { accepted: true, dropped: 1 };
-      }
-      case OverflowPolicy.Conflate: {
-        // Every event carries the order's full status, so queued events of the same order
-        // are superseded by the new one: the client jumps straight to the newest status.
-        const orderId = orderIdOf(item);
-        const kept = this.items.filter((it) => it.kind !== 'event' || it.event.orderId !== orderId);
-        if (kept.length >= this.capacity) return this.mergeResets(item);
-        const dropped = this.items.length - kept.length;
-        this.items = kept;
-        this.items.push(item);
-        return { accepted: true, dropped };
+    if (this.policy === OverflowPolicy.Disconnect) return { accepted: false };
+    const before = this.eventCount();
+    this.makeRoom(item);
+    if (this.items.length < this.capacity) {
+      const dropped = before - this.eventCount();
+      this.items.push(item);
+      return { accepted: true, dropped };
+    }
+    // Folded: the queued events and `item` itself are all carried by the one reset.
+    this.fold(item);
+    return { accepted: true, dropped: before + (item.kind === 'event' ? 1 : 0) };
+  }
+
+  /** Applies the policy to a full queue; `item` is what must fit after it. */
+  private makeRoom(item: StreamItem): void {
+    if (item.kind === 'reset') {
+      // The new reset replaces the client's view: nothing queued before it matters.
+      this.items = [];
+      return;
+    }
+    // The newest queued reset covers everything before it.
+    let lastReset = -1;
+    this.items.forEach((it, i) => {
+      if (it.kind === 'reset') lastReset = i;
+    });
+    if (lastReset > 0) this.items = this.items.slice(lastReset);
+    if (this.policy === OverflowPolicy.Conflate) {
+      // Every event carries the order's full status: the new one supersedes all queued
+      // events, and the client jumps straight to the newest status.
+      for (let i = this.oldestEvent(); i >= 0; i = this.oldestEvent()) this.replaceBySkip(i);
+    } else {
+      while (this.items.length >= this.capacity) {
+        const i = this.oldestEvent();
+        if (i < 0) break;
+        this.replaceBySkip(i);
       }
     }
   }
 
   /**
-   * The queue is full and only resets are left to drop. A reset must not simply go (the
-   * client would miss a gap), but a newer reset supersedes it: the client replaces its
-   * whole view with the newest snapshot either way. So the order's queued items and `item`
-   * merge into one reset carrying the newest state, and the capacity bound still holds.
-   * (A subscriber's queue holds one order.)
+   * No room for a marker beside `item` (the queue holds a reset and a marker, or the
+   * capacity is 1): the queue becomes one reset with the newest state. The reason of a
+   * queued reset is kept (the client learns the original cause), else `overflow`.
    */
-  private mergeResets(item: StreamItem): OfferResult {
-    const orderId = orderIdOf(item);
-    let reason = ResetReason.Gap;
-    for (const it of this.items) {
-      if (it.kind === 'reset' && it.reset.snapshot.orderId === orderId) reason = it.reset.reason;
+  private fold(item: StreamItem): void {
+    let reset: StreamReset;
+    if (item.kind === 'reset') {
+      reset = item.reset;
+    } else if (item.kind === 'event') {
+      const queued = this.items.findLast((it) => it.kind === 'reset');
+      reset = {
+        reason: queued?.kind === 'reset' ? queued.reset.reason : ResetReason.Overflow,
+        snapshot: {
+          orderId: item.event.orderId,
+          status: item.event.status,
+          lastSeq: item.event.seq,
+          updatedAtUs: item.event.publishedAtUs,
+        },
+      };
+    } else {
+      throw new TypeError('skipped markers are made by the queue, never offered');
     }
-    const reset: StreamReset =
-      item.kind === 'reset'
-        ? item.reset
-        : {
-            reason,
-            snapshot: {
-              orderId,
-              status: item.event.status,
-              lastSeq: item.event.seq,
-              updatedAtUs: item.event.publishedAtUs,
-            },
-          };
-    const before = this.items.length;
-    this.items = this.items.filter((it) => orderIdOf(it) !== orderId);
-    this.items.push({ kind: 'reset', reset });
-    return { accepted: true, dropped: before + 1 - this.items.length };
+    this.items = [{ kind: 'reset', reset }];
   }
-}
 
-function orderIdOf(item: StreamItem): string {
-  return item.kind === 'event' ? item.event.orderId : item.reset.snapshot.orderId;
+  /** Replaces the event at `i` by a skipped marker, merged with adjacent markers. */
+  private replaceBySkip(i: number): void {
+    const it = this.items[i];
+    if (it.kind !== 'event') return;
+    let from = it.event.seq;
+    let to = it.event.seq;
+    let start = i;
+    let count = 1;
+    const prev = this.items[i - 1];
+    if (prev?.kind === 'skipped') {
+      from = prev.skipped.fromSeq;
+      start = i - 1;
+      count++;
+    }
+    const next = this.items[i + 1];
+    if (next?.kind === 'skipped') {
+      to = next.skipped.toSeq;
+      count++;
+    }
+    const marker: Skipped = {
+      kind: 'skipped',
+      skipped: { fromSeq: from, toSeq: to, reason: SkipReason.Overflow },
+    };
+    this.items.splice(start, count, marker);
+  }
+
+  private oldestEvent(): number {
+    return this.items.findIndex((it) => it.kind === 'event');
+  }
+
+  private eventCount(): number {
+    let n = 0;
+    for (const it of this.items) if (it.kind === 'event') n++;
+    return n;
+  }
 }

@@ -21,7 +21,11 @@ export class BusStats {
   storeDataLost = 0;
   /** Events replayed to resuming subscribers. */
   eventsReplayed = 0;
-  /** Events dropped by a full subscriber queue, by policy. */
+  /**
+   * Events dropped by a full subscriber queue, by policy. Under `conflate` and
+   * `drop-oldest` each one reaches its client as a `skipped` range or inside a reset;
+   * under `disconnect` the stream ends and the client resumes.
+   */
   readonly overflowDropped: Record<OverflowPolicy, number> = {
     [OverflowPolicy.Conflate]: 0,
     [OverflowPolicy.DropOldest]: 0,
@@ -38,7 +42,14 @@ export class BusStats {
     [ResetReason.BeyondRetention]: 0,
     [ResetReason.AheadOfLastSeq]: 0,
     [ResetReason.Gap]: 0,
+    [ResetReason.Overflow]: 0,
   };
+  /**
+   * Events clients were told they missed (the seqs of the `skipped` items handed to a
+   * sink), by transport label and overflow policy. Events folded into an `overflow`
+   * reset (queues of capacity 1 or 2) are counted in `resets.overflow` instead.
+   */
+  readonly skippedByTransport = new Map<string, Record<OverflowPolicy, number>>();
   /** Subscriptions opened with a non-zero resume point. */
   resumes = 0;
   private readonly deliveries = new Map<string, DeliveryCounter>();
@@ -72,6 +83,20 @@ export class BusStats {
   /** Items delivered, by transport label; built when read (metrics scrapes, tests). */
   get deliveredByTransport(): ReadonlyMap<string, number> {
     return new Map([...this.deliveries].map(([transport, c]) => [transport, c.count]));
+  }
+
+  /** Called when a sink took a `skipped` item covering `events` seqs (rare: overflow only). */
+  countSkipped(transport: string, policy: OverflowPolicy, events: number): void {
+    let byPolicy = this.skippedByTransport.get(transport);
+    if (byPolicy === undefined) {
+      byPolicy = {
+        [OverflowPolicy.Conflate]: 0,
+        [OverflowPolicy.DropOldest]: 0,
+        [OverflowPolicy.Disconnect]: 0,
+      };
+      this.skippedByTransport.set(transport, byPolicy);
+    }
+    byPolicy[policy] += events;
   }
 
   connectionOpened(transport: string): void {

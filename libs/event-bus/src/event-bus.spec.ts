@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import {
+  cursorAfter,
   ErrorCode,
   GatewayError,
   nowUs,
   OrderStatus,
   ResetReason,
+  SkipReason,
   StreamEndReason,
   type StreamItem,
 } from '@app/contracts';
@@ -322,32 +324,46 @@ describe('OrderEventBus', () => {
       },
     );
 
-    it('conflate: after drain the client jumps to the newest status', async () => {
+    it('conflate: after drain the client is told what it skipped, then gets the newest status', async () => {
       const { sink } = await blockedSubscriber(OverflowPolicy.Conflate, 4);
       publish('o', 19); // seqs 2..20
       publish('o', 1, OrderStatus.Packed); // seq 21, the newest status
       sink.accept = () => true;
       sink.fireDrain();
-      const seqs = sink.seqs;
-      expect(seqs[seqs.length - 1]).toBe(21);
-      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-      expect(new Set(seqs).size).toBe(seqs.length);
-      expect(seqs.length).toBeLessThanOrEqual(1 + 4);
+      // The client's items chain without a silent gap, up to the newest status.
+      let cursor = 0;
+      for (const it of sink.items) {
+        if (it.kind === 'event') expect(it.event.seq).toBe(cursor + 1);
+        if (it.kind === 'skipped') expect(it.skipped.fromSeq).toBe(cursor + 1);
+        cursor = cursorAfter(it);
+      }
+      expect(cursor).toBe(21);
       const last = sink.items[sink.items.length - 1];
       expect(last.kind === 'event' && last.event.status).toBe(OrderStatus.Packed);
+      expect(sink.items.some((it) => it.kind === 'skipped')).toBe(true);
       expect(bus.stats.overflows[OverflowPolicy.Conflate]).toBeGreaterThan(0);
-      // Every event either reached the sink or was counted as dropped.
+      // Every event either reached the sink or was counted as dropped, and signalled.
+      const seqs = sink.seqs;
       expect(bus.stats.overflowDropped[OverflowPolicy.Conflate]).toBe(21 - seqs.length);
+      expect(bus.stats.skippedByTransport.get('internal')?.conflate).toBe(21 - seqs.length);
     });
 
-    it('drop-oldest: after drain the client gets the newest `capacity` events', async () => {
+    it('drop-oldest: after drain the client is told what was dropped, then gets the newest events', async () => {
       const { sink } = await blockedSubscriber(OverflowPolicy.DropOldest, 4);
       publish('o', 19); // seqs 2..20
       sink.accept = () => true;
       sink.fireDrain();
-      expect(sink.seqs).toEqual([1, 17, 18, 19, 20]);
+      // The marker takes one of the 4 slots: 3 events follow it.
+      expect(sink.items).toMatchObject([
+        { kind: 'event', event: { seq: 1 } },
+        { kind: 'skipped', skipped: { fromSeq: 2, toSeq: 17, reason: SkipReason.Overflow } },
+        { kind: 'event', event: { seq: 18 } },
+        { kind: 'event', event: { seq: 19 } },
+        { kind: 'event', event: { seq: 20 } },
+      ]);
       expect(bus.stats.overflows[OverflowPolicy.DropOldest]).toBe(15);
-      expect(bus.stats.overflowDropped[OverflowPolicy.DropOldest]).toBe(15);
+      expect(bus.stats.overflowDropped[OverflowPolicy.DropOldest]).toBe(16);
+      expect(bus.stats.skippedByTransport.get('internal')?.['drop-oldest']).toBe(16);
     });
 
     it('disconnect: the subscription ends with overflow, counted, and is released', async () => {

@@ -31,8 +31,11 @@ export interface BusSubscription {
  * the sink accepts writes.
  *
  * Gap and duplicate freedom rest on one number, `cursor`: the last seq accepted for this
- * client. Live events at or below it are duplicates and skipped; an event above
+ * client. Live events at or below it are duplicates and ignored; an event above
  * `cursor + 1` means events were lost upstream and the client gets an explicit reset.
+ * What the live queue drops on overflow stays explicit too (a `skipped` range in its
+ * place, see BoundedQueue), so the items a client receives always chain: each starts
+ * right after the previous one's `cursorAfter`.
  * While the replay is being read (`replaying`), live events are parked in the queue and
  * trimmed against the replay when it arrives, which closes the replay/live race.
  */
@@ -129,12 +132,12 @@ export class Subscriber implements BusSubscription {
     this.backlog = backlog;
     this.cursor = cursor;
     this.completing = terminal;
-    // Live events parked during the replay: drop what the backlog already covers.
-    this.queue.removeEventsUpTo(cursor);
-    const lastQueued = this.queue.lastEventSeq();
+    // Live items parked during the replay: drop what the backlog already covers.
+    this.queue.removeUpTo(cursor);
+    const lastQueued = this.queue.lastSeq();
     if (lastQueued !== undefined && lastQueued > this.cursor) {
       this.cursor = lastQueued;
-      this.completing ||= this.queue.hasTerminalEvent();
+      this.completing ||= this.queue.hasTerminal();
     }
     this.replaying = false;
     this.pump();
@@ -248,6 +251,12 @@ export class Subscriber implements BusSubscription {
       const accepted = this.sink.write(item);
       if (live && item.kind === 'event') {
         this.stats.onDeliver?.(this.transport, item.event.publishedAtUs);
+      } else if (item.kind === 'skipped') {
+        const { fromSeq, toSeq } = item.skipped;
+        this.stats.countSkipped(this.transport, this.policy, toSeq - fromSeq + 1);
+      } else if (item.kind === 'reset' && item.reset.reason === ResetReason.Overflow) {
+        // Counted when delivered: the queue may fold several into one before that.
+        this.stats.resets[ResetReason.Overflow]++;
       }
       if (!accepted) {
         if (this.closed) return;

@@ -150,6 +150,18 @@ export class MetricsService {
       },
     });
     new Counter({
+      name: 'order_events_skipped_total',
+      help: 'Events clients were told they missed (skipped items), by transport and overflow policy',
+      labelNames: ['transport', 'policy'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [t, byPolicy] of stats.skippedByTransport) {
+          for (const p of OVERFLOW_POLICIES) this.inc({ transport: t, policy: p }, byPolicy[p]);
+        }
+      },
+    });
+    new Counter({
       name: 'order_queue_dropped_events_total',
       help: 'Events discarded by subscriber queue overflow, by policy',
       labelNames: ['policy'],

@@ -1,18 +1,63 @@
 import type { FastifyReply } from 'fastify';
-import type { OrderStatusChanged, StreamReset } from '@app/contracts';
+import {
+  cursorAfter,
+  type OrderStatusChanged,
+  type StreamReset,
+  type StreamSkipped,
+} from '@app/contracts';
 import type { PollResult } from '@app/event-bus';
 import { endHijacked } from '../../http/hijacked-reply';
 
-/** A 200 answer: what came after `after`, and the cursor to send next time. */
+/**
+ * A 200 answer: what came after `after`, and the cursor to send next time.
+ *
+ * Order: an answer holds at most one `reset` or `skipped`, and it comes before every
+ * event in `events`; a client applies it first, then the events. A batch that would put
+ * one after an event (or hold two) is cut just before it, and `next` points there: the
+ * next poll resumes from that cursor and the bus serves the rest (or says again what is
+ * missing). So the body keeps its original shape, and a client that reads `reset` and
+ * then `events` stays right.
+ */
 export interface PollBody {
   readonly orderId: string;
   readonly events: OrderStatusChanged[];
-  /** Present when the requested cursor could not be served without a gap. */
+  /** The requested cursor could not be served without a gap: replace the view first. */
   readonly reset?: StreamReset;
+  /** Events `fromSeq..toSeq`, before `events`, were dropped on overflow and are not coming. */
+  readonly skipped?: StreamSkipped;
   /** Send this as `after` on the next request. */
   readonly next: number;
   /** The order is finished: no further events will come. */
   readonly completed: boolean;
+}
+
+/** The body for a poll's items; see PollBody for the ordering rule. */
+export function pollBody(orderId: string, after: number, result: PollResult): PollBody {
+  const { items } = result;
+  const events: OrderStatusChanged[] = [];
+  let reset: StreamReset | undefined;
+  let skipped: StreamSkipped | undefined;
+  let next = after;
+  let taken = 0;
+  for (const item of items) {
+    // Only the first item of an answer may be a reset or a skipped range.
+    if (item.kind !== 'event' && taken > 0) break;
+    if (item.kind === 'event') events.push(item.event);
+    else if (item.kind === 'reset') reset = item.reset;
+    else skipped = item.skipped;
+    next = cursorAfter(item);
+    taken++;
+  }
+  // A cut batch has not reached the end: the next poll finds the order finished.
+  const completed = result.completed && taken === items.length;
+  return {
+    orderId,
+    events,
+    ...(reset ? { reset } : {}),
+    ...(skipped ? { skipped } : {}),
+    next,
+    completed,
+  };
 }
 
 /**
@@ -33,18 +78,5 @@ export function answer(
     endHijacked(reply, 204, undefined, { 'cache-control': 'no-store', ...retryAfter });
     return;
   }
-  const events: OrderStatusChanged[] = [];
-  let reset: StreamReset | undefined;
-  let next = after;
-  for (const item of items) {
-    if (item.kind === 'event') {
-      events.push(item.event);
-      next = item.event.seq;
-    } else {
-      reset = item.reset;
-      next = item.reset.snapshot.lastSeq;
-    }
-  }
-  const body: PollBody = { orderId, events, ...(reset ? { reset } : {}), next, completed };
-  endHijacked(reply, 200, body, { 'cache-control': 'no-store' });
+  endHijacked(reply, 200, pollBody(orderId, after, result), { 'cache-control': 'no-store' });
 }

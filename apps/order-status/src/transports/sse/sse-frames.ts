@@ -1,16 +1,21 @@
-import type { StreamEndReason, StreamItem } from '@app/contracts';
+import { cursorAfter, type StreamEndReason, type StreamItem } from '@app/contracts';
 
 /**
- * SSE wire format (WHATWG HTML, "Server-sent events"). Every event carries `id:` = its
- * seq, so a browser's automatic reconnect sends Last-Event-ID = the last seq it saw and
- * resumes exactly there. A reset carries the snapshot's last seq as its id for the same
- * reason.
+ * SSE wire format (WHATWG HTML, "Server-sent events"). Every frame carries `id:` = the
+ * client's cursor after it (`cursorAfter`), so a browser's automatic reconnect sends
+ * Last-Event-ID = the last seq it has accounted for and resumes exactly there: an event's
+ * seq, a reset's snapshot last seq, a skipped range's `toSeq`.
  */
 export function itemFrame(item: StreamItem): string {
-  if (item.kind === 'event') {
-    return `id: ${item.event.seq}\nevent: status\ndata: ${JSON.stringify(item.event)}\n\n`;
+  const id = cursorAfter(item);
+  switch (item.kind) {
+    case 'event':
+      return `id: ${id}\nevent: status\ndata: ${JSON.stringify(item.event)}\n\n`;
+    case 'reset':
+      return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(item.reset)}\n\n`;
+    case 'skipped':
+      return `id: ${id}\nevent: skipped\ndata: ${JSON.stringify(item.skipped)}\n\n`;
   }
-  return `id: ${item.reset.snapshot.lastSeq}\nevent: reset\ndata: ${JSON.stringify(item.reset)}\n\n`;
 }
 
 /** Tells the client why the stream ends; `completed` means "do not reconnect". */

@@ -1,4 +1,10 @@
-import type { ErrorBody, OrderStatusChanged, StreamEndReason, StreamReset } from '@app/contracts';
+import type {
+  ErrorBody,
+  OrderStatusChanged,
+  StreamEndReason,
+  StreamReset,
+  StreamSkipped,
+} from '@app/contracts';
 import type { Socket } from 'socket.io';
 
 /** The socket.io namespace of the order-status stream. */
@@ -51,12 +57,22 @@ export interface StreamEnd {
   readonly retryAfterMs?: number;
 }
 
+/** A `skipped` range, with the order it belongs to (`reset` and `status` carry theirs). */
+export interface StreamSkippedPayload extends StreamSkipped {
+  readonly orderId: string;
+}
+
 /** What the server emits; typed so every `socket.emit()` here is checked. */
 export interface ServerToClientEvents {
   /** One event of a subscribed order, in seq order. */
   status: (event: OrderStatusChanged) => void;
   /** The resume point could not be served without a gap: replace the view with `snapshot`. */
   reset: (reset: StreamReset) => void;
+  /**
+   * Events `fromSeq..toSeq` were dropped because this socket read too slowly (the bus
+   * queue's overflow policy): they are not coming. The cursor to resume after is `toSeq`.
+   */
+  skipped: (skipped: StreamSkippedPayload) => void;
   end: (end: StreamEnd) => void;
 }
 

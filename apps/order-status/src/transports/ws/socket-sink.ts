@@ -5,7 +5,7 @@ import type { OrdersSocket } from './orders-ws.events';
 
 /**
  * Delivers one order's stream to a socket: `status` per event, `reset` with the snapshot,
- * `end` with the reason.
+ * `skipped` for events dropped on overflow, `end` with the reason.
  *
  * Held until `open()`: the bus starts pumping (the replay, even `end` for a finished
  * order) inside `bus.open()`, before the gateway has sent the `subscribe` ack. A client
@@ -89,7 +89,17 @@ export class SocketSink implements DeliverySink {
   }
 
   private send(item: StreamItem): void {
-    if (item.kind === 'event') this.socket.emit('status', item.event);
-    else this.socket.emit('reset', item.reset);
+    switch (item.kind) {
+      case 'event':
+        this.socket.emit('status', item.event);
+        return;
+      case 'reset':
+        this.socket.emit('reset', item.reset);
+        return;
+      case 'skipped':
+        // The payload names no order: add it, as `end` does, for clients of several orders.
+        this.socket.emit('skipped', { orderId: this.orderId, ...item.skipped });
+        return;
+    }
   }
 }
