@@ -1,0 +1,99 @@
+import { constants as h2, type ClientHttp2Session } from 'node:http2';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import type { ProtoSubscribeResponse } from '@app/contracts';
+import type { OrderStatusClient } from '../../grpc/grpc-test-client';
+import { connected, type OrdersClient } from '../../ws/orders-client';
+import { io } from 'socket.io-client';
+import { ORDERS_NAMESPACE } from '../../../apps/order-status/src/transports/ws/orders-ws.events';
+import { once } from '../../support/wait-for';
+
+/** Every flood waits this long, at most, for its cancelled streams to be closed on the client. */
+const SETTLE_TIMEOUT_MS = 10_000;
+
+/**
+ * When a cancel is sent, relative to the request: at once (the server sees HEADERS and
+ * RST_STREAM together, before its guard has run), after one event-loop turn (while the
+ * guard or the handler awaits), or a few ms later (around registration).
+ */
+async function cancelPoint(i: number): Promise<void> {
+  if (i % 3 === 1) await nextTurn();
+  else if (i % 3 === 2) await new Promise((r) => setTimeout(r, i % 7));
+}
+
+/**
+ * Opens `count` HTTP/2 streams on `session` and cancels each (RST_STREAM CANCEL) right
+ * after its HEADERS went out, one after the other, then waits until every one is closed.
+ */
+export async function h2OpenAndCancel(
+  session: ClientHttp2Session,
+  headers: Record<string, string>,
+  count: number,
+): Promise<void> {
+  const closed: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const req = session.request({ ':method': 'GET', ...headers });
+    req.on('error', () => undefined);
+    closed.push(once(req, 'close', SETTLE_TIMEOUT_MS));
+    await cancelPoint(i);
+    req.close(h2.NGHTTP2_CANCEL);
+  }
+  await Promise.all(closed);
+}
+
+/** Starts `count` Subscribe calls and cancels each at once (often before authentication ends). */
+export async function grpcSubscribeAndCancel(
+  client: OrderStatusClient,
+  orderId: string,
+  count: number,
+): Promise<void> {
+  const statuses: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const call: ClientReadableStream<ProtoSubscribeResponse> = client.subscribe({ orderId });
+    call.on('error', () => undefined);
+    call.on('data', () => undefined);
+    statuses.push(once(call, 'status', SETTLE_TIMEOUT_MS));
+    await cancelPoint(i);
+    call.cancel();
+  }
+  await Promise.all(statuses);
+}
+
+/**
+ * Connects `count` socket.io clients (in batches of `batch`), each sends `subscribe`
+ * and disconnects at once, without waiting for the ack.
+ */
+export async function socketIoSubscribeAndLeave(
+  httpUrl: string,
+  token: string,
+  orderId: string,
+  count: number,
+  batch = 10,
+): Promise<void> {
+  for (let done = 0; done < count; done += batch) {
+    const n = Math.min(batch, count - done);
+    await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const socket: OrdersClient = io(`${httpUrl}${ORDERS_NAMESPACE}`, {
+          transports: ['websocket'],
+          reconnection: false,
+          forceNew: true,
+          auth: { token },
+        });
+        try {
+          await connected(socket);
+          socket.emit('subscribe', { orderId, afterSeq: 0 }, () => undefined);
+          await cancelPoint(i);
+        } catch {
+          // Refused at the handshake (the limit reached): an outcome a flood may meet;
+          // the access check afterwards tells whether the refusals were deserved.
+        } finally {
+          const engine = socket.io.engine;
+          const gone = engine.readyState === 'closed' ? undefined : once(engine, 'close');
+          socket.disconnect();
+          await gone;
+        }
+      }),
+    );
+  }
+}
