@@ -145,12 +145,10 @@ describe('replay/live race on the Redis store', () => {
     expect(bus.stats.eventsReplayed).toBeGreaterThan(CLIENTS);
   });
 
-  // Known defect, reproduced here until the bus is fixed: open() judges afterSeq against
-  // this instance's feed (ch.snapshot), not the store. A client that saw seq n on an
-  // instance whose feed is ahead, and resumes here with after=n before this feed has
-  // delivered n, gets an AheadOfLastSeq reset pointing back to n-1 and then seq n again.
-  // Remove `.failing` once open() asks the store when afterSeq is ahead of its feed.
-  it.failing('a client resuming from an instance ahead of this one gets no reset', async () => {
+  // A client that saw seq n on an instance whose feed is ahead resumes here with after=n
+  // before this feed has delivered n: the store, not this feed, decides whether n exists
+  // (a reset pointing back to n-1 would hand the client seq n twice).
+  it('a client resuming from an instance ahead of this one gets no reset', async () => {
     // This instance's feed lags by a few ms, as pub/sub may behind the history.
     const lagging = new YieldingStore(subscriberStore);
     Object.defineProperty(lagging, 'events$', { value: subscriberStore.events$.pipe(delay(20)) });

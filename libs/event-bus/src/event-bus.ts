@@ -44,6 +44,15 @@ export interface OpenOptions {
   expiresAtMs?: number;
 }
 
+/** What a resuming subscriber is handed before live events (see `OrderEventBus.replay`). */
+interface Replay {
+  readonly backlog: StreamItem[];
+  /** The last seq the backlog covers. */
+  readonly cursor: number;
+  /** The order is known to be finished at `cursor`. */
+  readonly finished?: boolean;
+}
+
 /** One order's slice of the bus: its replay ring, its current state and its subscribers. */
 interface OrderChannel {
   readonly ring: ReplayRing;
@@ -222,7 +231,7 @@ export class OrderEventBus {
       if (snapshot === undefined)
         throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
       ch.snapshot ??= snapshot;
-      const { backlog, cursor } = await this.replay(ch, orderId, afterSeq, snapshot);
+      const { backlog, cursor, finished } = await this.replay(ch, orderId, afterSeq, snapshot);
       // Judge completion by the newest state: events ingested while the replay was read
       // may have finished the order (and a reset then already covers the terminal event).
       // A shared store's history can also run ahead of its feed: when the replay itself
@@ -231,6 +240,7 @@ export class OrderEventBus {
       const current = ch.snapshot ?? snapshot;
       const last = backlog.at(-1);
       const terminal =
+        finished === true ||
         (isTerminalStatus(current.status) && cursor >= current.lastSeq) ||
         (last?.kind === 'event' &&
           last.event.seq === cursor &&
@@ -364,19 +374,54 @@ export class OrderEventBus {
     return this.channels.get(orderId)?.snapshot ?? this.store.getSnapshot(orderId);
   }
 
-  /** What a client resuming after `afterSeq` missed: events, or one reset. */
+  /**
+   * What a client resuming after `afterSeq` missed: events, or one reset. `finished`:
+   * the order is known to be finished at `cursor` even though this instance's feed has
+   * not delivered its terminal event yet.
+   */
   private async replay(
     ch: OrderChannel,
     orderId: string,
     afterSeq: number,
     snapshot: OrderSnapshot,
-  ): Promise<{ backlog: StreamItem[]; cursor: number }> {
-    if (afterSeq > snapshot.lastSeq) return this.reset(ResetReason.AheadOfLastSeq, snapshot);
+  ): Promise<Replay> {
+    if (afterSeq > snapshot.lastSeq) return this.replayAhead(orderId, afterSeq, snapshot);
     if (afterSeq === snapshot.lastSeq) return { backlog: [], cursor: afterSeq };
     const events =
       ch.ring.after(afterSeq, nowUs()) ?? (await this.store.readHistory(orderId, afterSeq));
+    return this.replayEvents(events, afterSeq, ch.snapshot ?? snapshot);
+  }
+
+  /**
+   * A resume point ahead of what this instance has seen. With a shared store the client
+   * may have seen it on another instance whose feed is ahead of this one's (pub/sub
+   * delivers to each instance on its own schedule): the store, not this feed, tells
+   * whether the seq exists. Only a seq the store has not reached either gets a reset.
+   */
+  private async replayAhead(
+    orderId: string,
+    afterSeq: number,
+    local: OrderSnapshot,
+  ): Promise<Replay> {
+    const stored = await this.store.getSnapshot(orderId);
+    if (stored === undefined || stored.lastSeq < afterSeq) {
+      return this.reset(ResetReason.AheadOfLastSeq, stored ?? local);
+    }
+    if (stored.lastSeq === afterSeq) {
+      // Later copies from this feed are at or below the cursor and skipped as duplicates,
+      // so a terminal status here must finish the stream now.
+      return { backlog: [], cursor: afterSeq, finished: isTerminalStatus(stored.status) };
+    }
+    return this.replayEvents(await this.store.readHistory(orderId, afterSeq), afterSeq, stored);
+  }
+
+  private replayEvents(
+    events: readonly OrderStatusChanged[] | undefined,
+    afterSeq: number,
+    snapshot: OrderSnapshot,
+  ): Replay {
     if (events === undefined || events.length === 0 || events[0].seq !== afterSeq + 1) {
-      return this.reset(ResetReason.BeyondRetention, ch.snapshot ?? snapshot);
+      return this.reset(ResetReason.BeyondRetention, snapshot);
     }
     this.stats.eventsReplayed += events.length;
     return {
@@ -385,10 +430,7 @@ export class OrderEventBus {
     };
   }
 
-  private reset(
-    reason: ResetReason,
-    snapshot: OrderSnapshot,
-  ): { backlog: StreamItem[]; cursor: number } {
+  private reset(reason: ResetReason, snapshot: OrderSnapshot): Replay {
     this.stats.resets[reason]++;
     return { backlog: [{ kind: 'reset', reset: { reason, snapshot } }], cursor: snapshot.lastSeq };
   }
