@@ -1,5 +1,6 @@
 import { backpressure } from './backpressure';
 import { cluster } from './cluster';
+import { hostile } from './hostile';
 import { idle } from './idle';
 import { overhead } from './overhead';
 import { reconnect } from './reconnect';
@@ -20,6 +21,7 @@ export const SCENARIOS: readonly Scenario[] = [
   overhead,
   scale,
   cluster,
+  hostile,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

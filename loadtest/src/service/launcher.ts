@@ -53,6 +53,18 @@ export interface RunningService extends ServiceEndpoints {
   readonly token: string | undefined;
   readonly pinned: boolean;
   stop(): Promise<void>;
+  /**
+   * How the process ended, once it has (undefined while it runs, and for a service we
+   * did not start): the hostile scenario reports a crash instead of discarding the run.
+   */
+  exitInfo?(): ServiceExit | undefined;
+}
+
+export interface ServiceExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** The last lines the service wrote to stderr. */
+  readonly stderrTail: readonly string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -164,7 +176,13 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     stderr.push(line);
     if (stderr.length > 30) stderr.shift();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let exit: ServiceExit | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = { code, signal, stderrTail: [...stderr] };
+      resolve();
+    }),
+  );
 
   const listening = await new Promise<ListeningLine>((resolve, reject) => {
     const timer = setTimeout(
@@ -228,6 +246,7 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     token,
     pinned,
     stop,
+    exitInfo: () => exit,
   };
 }
 
