@@ -2,6 +2,7 @@ import {
   Catch,
   HttpException,
   Logger,
+  NotFoundException,
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
@@ -52,7 +53,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       return new GatewayError(
         CODE_BY_HTTP_STATUS[exception.getStatus()] ?? ErrorCode.Internal,
-        messageOf(exception.getResponse()),
+        isUnknownRoute(exception) ? 'no such route' : messageOf(exception.getResponse()),
       );
     }
     // Fastify's own errors (FST_ERR_CTP_INVALID_JSON, FST_ERR_CTP_BODY_TOO_LARGE, ...)
@@ -73,6 +74,17 @@ function messageOf(response: string | object): string {
   const m = (response as { message?: unknown }).message;
   if (Array.isArray(m)) return m.map(String).join('; ');
   return typeof m === 'string' ? m : 'request failed';
+}
+
+/**
+ * Nest's answer to an unmatched route, `Cannot GET /the/whole/path`: it would echo the
+ * client's input (ids, tokens pasted into a path) back to it.
+ */
+function isUnknownRoute(exception: HttpException): boolean {
+  return (
+    exception instanceof NotFoundException &&
+    /^Cannot [A-Z]+ \//.test(messageOf(exception.getResponse()))
+  );
 }
 
 /** The 4xx status an exception from Nest or Fastify carries, if any. */

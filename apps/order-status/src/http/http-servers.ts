@@ -9,6 +9,8 @@ import {
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyError } from 'fastify';
+import { errorBody, ErrorCode, GatewayError } from '@app/contracts';
 import type { AppConfig } from '../config/app-config';
 import type { TlsMaterial } from './dev-certificate';
 
@@ -20,6 +22,9 @@ import type { TlsMaterial } from './dev-certificate';
  * attached to both) answers on both.
  */
 export type H2FastifyAdapter = FastifyAdapter<Http2SecureServer>;
+
+/** @default 1_024 characters per path parameter (Fastify's own default is 100) */
+export const MAX_PARAM_LENGTH = 1_024;
 
 export interface HttpServers {
   readonly adapter: H2FastifyAdapter;
@@ -53,6 +58,10 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
     return503OnClosing: true,
+    // Room for any order id to reach the route, where the order-id gate (orders/) answers
+    // a typed 400; find-my-way's limit guards regex parameters, and these routes have none.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
     serverFactory: (handler: (req: Http2ServerRequest, res: Http2ServerResponse) => void) => {
       // With allowHTTP1, Fastify already handles HTTP/1.1 request objects on the secure
       // server; the plain server hands it the same kind.
@@ -155,4 +164,27 @@ function applyHttp1Timeouts(server: HttpServer | Http2SecureServer, config: AppC
     MAX_CONNECTIONS_CHECK_INTERVAL_MS,
     Math.floor(config.http.headersTimeoutMs / 2),
   );
+}
+
+/** The raw response of a Fastify reply, whichever server (http or http2) it came from. */
+interface RawReply {
+  readonly raw: {
+    writeHead(status: number, headers: Record<string, string | number>): unknown;
+    end(body: string): unknown;
+  };
+}
+
+/**
+ * Fastify's own answers to unroutable URLs (bad percent-encoding, a parameter past
+ * maxParamLength) echo the path and have their own shape; ours do neither.
+ */
+function answerFrameworkError(err: FastifyError, _req: unknown, reply: RawReply): void {
+  const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const message = tooLong ? 'URL too long' : 'malformed URL';
+  const json = JSON.stringify(errorBody(new GatewayError(ErrorCode.InvalidArgument, message)));
+  reply.raw.writeHead(tooLong ? 414 : 400, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+  });
+  reply.raw.end(json);
 }
