@@ -45,6 +45,9 @@ const ENV: Record<string, string> = {
   // pushed into an overflow, whose drops would hide what these tests look for.
   BUS_RING_SIZE: '1000',
   BUS_QUEUE_CAPACITY: '1000',
+  // The life cycle's grace for a stalled socket whose stream ended (STALLED_CLOSE_BOUND_MS
+  // leaves room above it).
+  STREAM_END_GRACE_MS: '1000',
   SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
   SHUTDOWN_RECONNECT_JITTER_MS: '0',
   // The smallest engine.io heartbeat: a paused socket.io client is found out quickly.
