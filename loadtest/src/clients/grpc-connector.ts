@@ -7,6 +7,7 @@ import type { Connector, GrpcTls, OpenStream, StreamHandlers } from './transport
 interface SubscribeResponseMsg {
   event?: { orderId: string; seq: number; publishedAtUs: number };
   reset?: { reason: number; snapshot?: { lastSeq: number } };
+  skipped?: { fromSeq: number; toSeq: number };
 }
 
 export interface OrderStatusClient extends grpc.Client {
@@ -123,6 +124,7 @@ export class GrpcConnector implements Connector {
       if (done) return;
       open();
       if (msg.event) handlers.onEvent(msg.event);
+      else if (msg.skipped) handlers.onSkipped(msg.skipped);
       else if (msg.reset)
         handlers.onReset({
           reason: String(msg.reset.reason),

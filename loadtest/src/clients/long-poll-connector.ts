@@ -70,7 +70,9 @@ export class LongPollConnector implements Connector {
           if (status === 200) {
             try {
               const page = parseLongPollBody(body);
+              // A reset or skipped range, when present, comes before the events.
               if (page.reset) handlers.onReset(page.reset);
+              if (page.skipped) handlers.onSkipped(page.skipped);
               for (const e of page.events) handlers.onEvent(e);
               cursor = page.next;
               if (page.completed) {

@@ -65,6 +65,7 @@ describe('dispatchSseMessage', () => {
       onOpen: () => calls.push('open'),
       onEvent: (e) => calls.push(`event ${e.seq}`),
       onReset: (r) => calls.push(`reset ${r.lastSeq}`),
+      onSkipped: (s) => calls.push(`skipped ${s.fromSeq}..${s.toSeq}`),
       onEnd: (reason) => calls.push(`end ${reason}`),
       onError: (code) => calls.push(`error ${code}`),
     };
@@ -87,6 +88,16 @@ describe('dispatchSseMessage', () => {
     expect(h.calls).toEqual(['reset 9', 'event 10', 'end max_age']);
   });
 
+  it('maps skipped (a signalled drop, not an error)', () => {
+    const h = handlers();
+    const skipped = '{"fromSeq":11,"toSeq":17,"reason":"overflow"}';
+    expect(dispatchSseMessage({ event: 'skipped', data: skipped, id: '17' }, h)).toBe(true);
+    expect(h.calls).toEqual(['skipped 11..17']);
+    expect(() =>
+      dispatchSseMessage({ event: 'skipped', data: '{"fromSeq":5,"toSeq":4}', id: '4' }, h),
+    ).toThrow(TypeError);
+  });
+
   it('throws on a malformed event so the caller counts an error', () => {
     expect(() =>
       dispatchSseMessage({ event: 'status', data: '{"seq":"x"}', id: undefined }, handlers()),
@@ -102,6 +113,7 @@ describe('parseLongPollBody', () => {
     expect(body).toEqual({
       events: [{ orderId: 'a', seq: 4, publishedAtUs: 5 }],
       reset: undefined,
+      skipped: undefined,
       next: 4,
       completed: false,
     });
@@ -113,6 +125,13 @@ describe('parseLongPollBody', () => {
     );
     expect(body.reset).toEqual({ reason: 'gap', lastSeq: 7 });
     expect(body.completed).toBe(true);
+  });
+
+  it('reads a skipped range', () => {
+    const body = parseLongPollBody(
+      '{"orderId":"a","events":[{"orderId":"a","seq":9,"status":"paid","publishedAtUs":5}],"skipped":{"fromSeq":3,"toSeq":8,"reason":"overflow"},"next":9,"completed":false}',
+    );
+    expect(body.skipped).toEqual({ fromSeq: 3, toSeq: 8 });
   });
 
   it('rejects a body without a cursor', () => {

@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { requestHeaders } from './headers';
 import type { Connector, HeaderProfile, OpenStream, StreamHandlers } from './transport';
-import { toWireEvent, toWireReset } from './wire-types';
+import { toWireEvent, toWireReset, toWireSkipped } from './wire-types';
 
 /** How long a subscribe may wait for its ack before it counts as an error. */
 export const SUBSCRIBE_ACK_TIMEOUT_MS = 10_000;
@@ -64,6 +64,10 @@ export class SocketIoConnector implements Connector {
     socket.on(
       'reset',
       guard((v: unknown) => handlers.onReset(toWireReset(v))),
+    );
+    socket.on(
+      'skipped',
+      guard((v: unknown) => handlers.onSkipped(toWireSkipped(v))),
     );
     socket.on(
       'end',

@@ -8,7 +8,7 @@ import type {
   StreamHandlers,
   TransportName,
 } from './transport';
-import { toWireEvent, toWireReset } from './wire-types';
+import { toWireEvent, toWireReset, toWireSkipped } from './wire-types';
 
 /** Routes one SSE message of the service's stream to the handlers; false = stream is over. */
 export function dispatchSseMessage(message: SseMessage, handlers: StreamHandlers): boolean {
@@ -18,6 +18,9 @@ export function dispatchSseMessage(message: SseMessage, handlers: StreamHandlers
       return true;
     case 'reset':
       handlers.onReset(toWireReset(JSON.parse(message.data)));
+      return true;
+    case 'skipped':
+      handlers.onSkipped(toWireSkipped(JSON.parse(message.data)));
       return true;
     case 'end': {
       const body = JSON.parse(message.data) as { reason?: unknown };

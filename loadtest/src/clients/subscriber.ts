@@ -68,6 +68,7 @@ export class Subscriber {
       onOpen: () => this.onOpen(),
       onEvent: (e) => this.onEvent(e),
       onReset: (r) => this.tracker.reset(r.lastSeq),
+      onSkipped: (s) => this.tracker.skip(s.fromSeq, s.toSeq),
       onEnd: (reason) => this.onClosed(`end:${reason}`, reason === 'completed'),
       onError: (code) => this.onClosed(code, false),
     });

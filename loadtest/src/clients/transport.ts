@@ -1,4 +1,4 @@
-import type { WireEvent, WireReset } from './wire-types';
+import type { WireEvent, WireReset, WireSkipped } from './wire-types';
 
 export const TRANSPORTS = [
   'grpc',
@@ -24,6 +24,8 @@ export interface StreamHandlers {
   onOpen(): void;
   onEvent(event: WireEvent): void;
   onReset(reset: WireReset): void;
+  /** The service dropped these seqs for this (slow) subscriber and said so. */
+  onSkipped(skipped: WireSkipped): void;
   /** The server ended the stream with a reason (`completed`, `max_age`, `overflow`, ...). */
   onEnd(reason: string): void;
   /** The stream failed; `code` is an HTTP status, a gRPC status name or a socket error code. */

@@ -14,9 +14,17 @@ export interface WireReset {
   readonly lastSeq: number;
 }
 
+/** Seqs `fromSeq..toSeq` the service dropped for this subscriber and said so. */
+export interface WireSkipped {
+  readonly fromSeq: number;
+  readonly toSeq: number;
+}
+
+/** A poll answer; `reset` or `skipped`, when present, comes before `events`. */
 export interface LongPollBody {
   readonly events: readonly WireEvent[];
   readonly reset: WireReset | undefined;
+  readonly skipped: WireSkipped | undefined;
   readonly next: number;
   readonly completed: boolean;
 }
@@ -47,6 +55,18 @@ export function toWireReset(v: unknown): WireReset {
   };
 }
 
+export function toWireSkipped(v: unknown): WireSkipped {
+  if (
+    !isRecord(v) ||
+    typeof v.fromSeq !== 'number' ||
+    typeof v.toSeq !== 'number' ||
+    v.toSeq < v.fromSeq
+  ) {
+    throw new TypeError('malformed skipped');
+  }
+  return { fromSeq: v.fromSeq, toSeq: v.toSeq };
+}
+
 /** Parses a 200 body of `GET /v1/orders/:id/events`. */
 export function parseLongPollBody(text: string): LongPollBody {
   const v: unknown = JSON.parse(text);
@@ -56,6 +76,7 @@ export function parseLongPollBody(text: string): LongPollBody {
   return {
     events: v.events.map(toWireEvent),
     reset: v.reset === undefined || v.reset === null ? undefined : toWireReset(v.reset),
+    skipped: v.skipped === undefined || v.skipped === null ? undefined : toWireSkipped(v.skipped),
     next: v.next,
     completed: v.completed === true,
   };

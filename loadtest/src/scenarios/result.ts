@@ -53,9 +53,20 @@ export interface EventCounts {
   /** Events due to subscribers (sum over subscribers of their order's last seq). */
   readonly expected: number;
   readonly delivered: number;
-  /** Seq gaps not accounted for by the service's own drop counter: silent loss. */
+  /**
+   * Seqs a subscriber never received and was not told about (no `skipped` range, no
+   * reset): silent loss, which the service's contract says is 0.
+   */
   readonly lost: number;
-  /** Events the service's bounded queues dropped under their overflow policy (/metrics). */
+  /**
+   * Seqs the service dropped for slow subscribers and signalled (`skipped` items), as the
+   * clients counted them. Absent in results recorded before skipped items existed.
+   */
+  readonly skipped?: number;
+  /**
+   * Events the service's bounded queues dropped under their overflow policy, from its
+   * /metrics: for reference only, never subtracted from what clients saw.
+   */
   readonly droppedByService: number;
   readonly duplicates: number;
   readonly outOfOrder: number;

@@ -264,8 +264,8 @@ export async function runAgainst(
     );
 
     await hooks.beforeStart?.(live);
-    // Read before any warm-up: seq gaps are checked over every event, so the drops
-    // that explain them must be counted over the same span.
+    // Read before any warm-up, so the reference drop count spans the same events as the
+    // clients' seq checks.
     droppedAtStart = droppedEvents(await admin.metrics()) ?? 0;
     if (warmupS > 0) {
       await admin.start();
@@ -333,8 +333,8 @@ export async function runAgainst(
     .filter((_, i) => firstMetrics === metrics || i > 0)
     .map((s) => s.tracker.counts(lastSeqs.get(s.orderId) ?? s.tracker.highestSeq));
   const total = sumCounts(counts);
-  // Events the service's bounded queues dropped under their overflow policy (counted in
-  // its metrics, by design) leave seq gaps too; only gaps beyond those are silent loss.
+  // The service's own drop counter, for reference: loss is judged on what clients were
+  // told (skipped items, resets), never by subtracting a server-side total.
   const droppedByService = Math.max(0, (droppedEvents(promSamples) ?? 0) - droppedAtStart);
   const expected = subscribers
     .filter((_, i) => firstMetrics === metrics || i > 0)
@@ -391,7 +391,8 @@ export async function runAgainst(
     events: {
       expected,
       delivered: total.received,
-      lost: Math.max(0, total.lost - droppedByService),
+      lost: total.lost,
+      skipped: total.skipped,
       droppedByService,
       duplicates: total.duplicates,
       outOfOrder: total.outOfOrder,
@@ -469,7 +470,7 @@ export function summaryLine(r: RunResult): string {
   return (
     `${r.ok ? 'done' : `FAILED (${r.error})`}: ${e.perSec}/${e.expectedPerSec} ev/s, p50 ${r.latency.p50Ms} ` +
     `p99 ${r.latency.p99Ms} max ${r.latency.maxMs} ms, lost ${e.lost} dup ${e.duplicates} ooo ${e.outOfOrder}` +
-    `${e.droppedByService > 0 ? ` dropped by policy ${e.droppedByService}` : ''}, ` +
+    `${(e.skipped ?? 0) > 0 ? ` skipped (signalled) ${e.skipped ?? 0}` : ''}, ` +
     `svc cpu ${r.service.cpuPctAvg}%${r.generator.saturated ? ' [GENERATOR SATURATED]' : ''}` +
     `${r.host?.busy ? ` [HOST BUSY: others ${r.host.otherCpuPctAvg}%]` : ''}`
   );

@@ -1,11 +1,14 @@
 /** Loss, duplication and ordering as seen by one subscriber of one order. */
 export interface SeqCounts {
   readonly received: number;
+  /** Seqs that never arrived and that the service did not signal: silent loss (must be 0). */
   readonly lost: number;
   readonly duplicates: number;
   readonly outOfOrder: number;
   /** Seqs the service told us it skipped (a `reset`): honest gaps, counted apart from loss. */
   readonly skippedByReset: number;
+  /** Seqs the service said it dropped for this slow subscriber (`skipped` items). */
+  readonly skipped: number;
   readonly resets: number;
   readonly highestSeq: number;
 }
@@ -22,6 +25,7 @@ export class SeqTracker {
   private duplicates = 0;
   private outOfOrder = 0;
   private skippedByReset = 0;
+  private skipped = 0;
   private resets = 0;
 
   /** @param afterSeq the resume point the subscription started from (events > afterSeq are due) */
@@ -73,6 +77,24 @@ export class SeqTracker {
     }
   }
 
+  /**
+   * The service dropped `fromSeq..toSeq` for this subscriber and said so (overflow): those
+   * seqs are signalled, not lost. Seqs before `fromSeq` still missing stay lost.
+   */
+  skip(fromSeq: number, toSeq: number): void {
+    for (const s of this.missing) {
+      if (s >= fromSeq && s <= toSeq) {
+        this.missing.delete(s);
+        this.skipped += 1;
+      }
+    }
+    if (toSeq <= this.highest) return;
+    const start = Math.max(fromSeq, this.highest + 1);
+    for (let s = this.highest + 1; s < start; s += 1) this.missing.add(s);
+    this.skipped += toSeq - start + 1;
+    this.highest = toSeq;
+  }
+
   /** @param lastPublishedSeq the order's last seq at the end of the run (from its snapshot) */
   counts(lastPublishedSeq: number = this.highest): SeqCounts {
     const tail = Math.max(0, lastPublishedSeq - this.highest);
@@ -82,6 +104,7 @@ export class SeqTracker {
       duplicates: this.duplicates,
       outOfOrder: this.outOfOrder,
       skippedByReset: this.skippedByReset,
+      skipped: this.skipped,
       resets: this.resets,
       highestSeq: this.highest,
     };
@@ -95,6 +118,7 @@ export function sumCounts(all: Iterable<SeqCounts>): Omit<SeqCounts, 'highestSeq
     duplicates: 0,
     outOfOrder: 0,
     skippedByReset: 0,
+    skipped: 0,
     resets: 0,
   };
   for (const c of all) {
@@ -103,6 +127,7 @@ export function sumCounts(all: Iterable<SeqCounts>): Omit<SeqCounts, 'highestSeq
     total.duplicates += c.duplicates;
     total.outOfOrder += c.outOfOrder;
     total.skippedByReset += c.skippedByReset;
+    total.skipped += c.skipped;
     total.resets += c.resets;
   }
   return total;

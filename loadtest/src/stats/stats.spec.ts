@@ -13,6 +13,7 @@ describe('SeqTracker', () => {
       duplicates: 0,
       outOfOrder: 0,
       skippedByReset: 0,
+      skipped: 0,
       resets: 0,
       highestSeq: 100,
     });
@@ -32,6 +33,23 @@ describe('SeqTracker', () => {
     t.reset(6);
     t.observe(7);
     expect(t.counts(7)).toMatchObject({ lost: 0, skippedByReset: 4, resets: 1, received: 3 });
+  });
+
+  it('counts seqs signalled as skipped apart from loss, and a gap before them as lost', () => {
+    const t = new SeqTracker(0);
+    t.observe(1);
+    t.skip(2, 5);
+    t.observe(6);
+    t.skip(9, 10); // 7 and 8 were never delivered nor signalled
+    t.observe(11);
+    expect(t.counts(11)).toMatchObject({ received: 3, skipped: 6, lost: 2, resets: 0 });
+  });
+
+  it('a skipped range covering seqs already received counts only the missing ones', () => {
+    const t = new SeqTracker(0);
+    for (const s of [1, 2, 4]) t.observe(s);
+    t.skip(3, 4);
+    expect(t.counts(4)).toMatchObject({ received: 3, skipped: 1, lost: 0, duplicates: 0 });
   });
 
   it('rejects an invalid resume point', () => {
