@@ -55,7 +55,9 @@ describe(`load test smoke against the ${server} server`, () => {
       server === 'bare' ? { command: bareServerCommand('sse') } : { inspect: true },
     );
     // Every scenario (the default suite's and scale), each on the smoke transports.
-    const steps = SCENARIOS.filter((s) => server === 'nest' || s.name !== 'reconnect')
+    // hostile starts its own services and attacks them: its own test below.
+    const steps = SCENARIOS.filter((s) => s.name !== 'hostile')
+      .filter((s) => server === 'nest' || s.name !== 'reconnect')
       .filter((s) => noCluster === undefined || s.name !== 'cluster')
       .map((s) => ({
         scenario: s.name,
@@ -115,5 +117,51 @@ describe(`load test smoke against the ${server} server`, () => {
     );
     expect(markdownReport(report)).toContain('## steady');
     expect(htmlReport(report)).toContain('new Chart(');
+  });
+
+  // The hostile scenario at tiny size: the service lives through every attacker, the
+  // canaries lose nothing, and slots and gauges are back at 0 before SIGTERM, which is
+  // prompt (the service, not the launcher's SIGKILL, ends it).
+  it('hostile: the canaries lose nothing and the service recovers fully', async () => {
+    if (server === 'bare') return; // the attacks need the service's routes and /metrics
+    const report = await runSuite({
+      steps: [{ scenario: 'hostile', options: {} }],
+      transports: ['grpc', 'sse', 'sse-h2', 'ws', 'longpoll'],
+      overrides: {},
+      tiny: true,
+      server,
+      argv: ['hostile', '--tiny'],
+      progress: () => undefined,
+    });
+    const storm = report.runs.filter((r) => r.variant === 'storm');
+    expect(storm.map((r) => r.transport).sort()).toEqual([
+      'grpc',
+      'longpoll',
+      'sse',
+      'sse-h2',
+      'ws',
+    ]);
+    for (const r of report.runs) {
+      const where = `hostile ${r.variant} ${r.transport}`;
+      expect({
+        where,
+        ok: r.ok,
+        error: r.error,
+        lost: r.events.lost,
+        dup: r.events.duplicates,
+      }).toEqual({ where, ok: true, error: undefined, lost: 0, dup: 0 });
+      expect({
+        where,
+        alive: r.extra?.serviceAlive,
+        connections: r.extra?.connectionsAfter,
+        subscribers: r.extra?.busSubscribersAfter,
+        exit: r.extra?.exit,
+      }).toEqual({ where, alive: true, connections: 0, subscribers: 0, exit: 'code 0' });
+    }
+    // Every attacker really ran.
+    const extra = storm[0].extra ?? {};
+    for (const key of ['stalled_opened', 'h2cancel_cancelled', 'storm_cycles', 'paddedPublished'])
+      expect({ key, ran: Number(extra[key]) > 0 }).toEqual({ key, ran: true });
+    expect(markdownReport(report)).toContain('## hostile');
   });
 });
