@@ -20,6 +20,8 @@ const NSP_PREFIX = `${ORDERS_NAMESPACE},`;
  */
 export class RawOrdersClient {
   readonly statuses: OrderStatusChanged[] = [];
+  /** Every server event (`status`, `reset`, `skipped`, `end`), in arrival order. */
+  readonly received: { readonly event: string; readonly payload: unknown }[] = [];
   sid = '';
   private readonly acks = new Map<number, (ack: SubscribeAck) => void>();
   private nextAckId = 1;
@@ -84,6 +86,7 @@ export class RawOrdersClient {
       this.acks.delete(Number(ackId));
     } else if (ioType === '2') {
       const [event, payload] = body as [string, unknown];
+      this.received.push({ event, payload });
       if (event === 'status') this.statuses.push(payload as OrderStatusChanged);
     }
   }
