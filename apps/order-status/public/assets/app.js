@@ -193,6 +193,16 @@
     renderStats();
   }
 
+  function onSkipped(s) {
+    // Not an error: this page read too slowly and the service dropped these events for it
+    // (its queue's overflow policy), and said so. The cursor moves past them, so they do
+    // not count as lost, and a resume continues after `toSeq`.
+    if (s.toSeq <= state.lastSeq) return;
+    state.lastSeq = s.toSeq;
+    note('skipped', `skipped #${s.fromSeq}..#${s.toSeq} (${s.reason}): read too slowly`);
+    renderStats();
+  }
+
   function onEnd(reason, retryAfterMs) {
     state.ends.push(reason);
     if (reason === 'completed') {
@@ -294,6 +304,7 @@
       };
       es.addEventListener('status', (m) => onEvent(JSON.parse(m.data)));
       es.addEventListener('reset', (m) => onReset(JSON.parse(m.data)));
+      es.addEventListener('skipped', (m) => onSkipped(JSON.parse(m.data)));
       // The server sends `retry:` before `end` at shutdown, and EventSource applies it to
       // its own reconnect, which sends Last-Event-ID: nothing to do here but show it.
       es.addEventListener('end', (m) => onEnd(JSON.parse(m.data).reason));
@@ -374,6 +385,7 @@
     });
     socket.on('status', (e) => e.orderId === orderId && onEvent(e));
     socket.on('reset', (r) => r.snapshot.orderId === orderId && onReset(r));
+    socket.on('skipped', (s) => s.orderId === orderId && onSkipped(s));
     socket.on('end', (end) => {
       if (end.orderId !== orderId) return;
       onEnd(end.reason, end.retryAfterMs);
@@ -435,7 +447,9 @@
             continue;
           }
           const body = await res.json();
+          // A reset or skipped range, when present, comes before the events.
           if (body.reset) onReset(body.reset);
+          if (body.skipped) onSkipped(body.skipped);
           for (const e of body.events) onEvent(e);
           if (body.completed) {
             onEnd('completed');
