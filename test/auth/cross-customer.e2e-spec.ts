@@ -32,7 +32,9 @@ describe('cross-customer access', () => {
     await app.close();
   });
 
-  it('refuses every subscribe and resume to a foreign order with permission_denied and zero events', async () => {
+  // not_found, exactly as for an order that does not exist: ids cannot be probed
+  // (test/hardening/order-probing.e2e-spec.ts compares the two answers).
+  it('refuses every subscribe and resume to a foreign order with not_found and zero events', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...READS),
@@ -44,7 +46,7 @@ describe('cross-customer access', () => {
             transport,
             orderId,
             afterSeq,
-            ErrorCode.PermissionDenied,
+            ErrorCode.NotFound,
             0,
           ]);
         },
@@ -60,15 +62,15 @@ describe('cross-customer access', () => {
       'last-event-id': '1',
     });
     await s.ended;
-    expect(s.status).toBe(403);
+    expect(s.status).toBe(404);
     expect(s.events()).toEqual([]);
     const ticket = await request(`${app.httpUrl}/v1/stream-tickets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
       body: JSON.stringify({ orderId: 'bob-1' }),
     });
-    expect(ticket.statusCode).toBe(403);
-    expect(await ticket.body.json()).toMatchObject({ error: { code: 'permission_denied' } });
+    expect(ticket.statusCode).toBe(404);
+    expect(await ticket.body.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it.each(READS)('lets the owner read its own order on %s', async (transport) => {
@@ -95,6 +97,6 @@ describe('cross-customer access', () => {
     expect((await app.store.getSnapshot('new-1'))?.ownerId).toBe('support');
     expect((await app.store.getSnapshot('new-2'))?.ownerId).toBe('alice');
     expect((await attempts.run('snapshot', 'new-2', alice)).code).toBe('ok');
-    expect((await attempts.run('snapshot', 'new-1', alice)).code).toBe(ErrorCode.PermissionDenied);
+    expect((await attempts.run('snapshot', 'new-1', alice)).code).toBe(ErrorCode.NotFound);
   });
 });

@@ -1,4 +1,5 @@
 import { ErrorCode, GatewayError } from '@app/contracts';
+import { AuthFailure } from './auth-failure';
 
 /**
  * The token of an `Authorization: Bearer <token>` value (RFC 6750 section 2.1; the
@@ -17,8 +18,9 @@ export function parseBearer(header: string | readonly string[] | undefined): str
 }
 
 export function missingCredentials(): GatewayError {
-  return new GatewayError(
+  return new AuthFailure(
     ErrorCode.Unauthenticated,
     'credentials required (Authorization: Bearer <token>)',
+    'missing',
   );
 }

@@ -8,3 +8,4 @@ export * from './stream-tickets';
 export * from './connection-limiter';
 export * from './dev-token';
 export * from './redact';
+export * from './auth-failure';

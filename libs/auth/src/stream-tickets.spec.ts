@@ -60,10 +60,13 @@ describe('ConnectionLimiter', () => {
 describe('authorizeRead', () => {
   it('lets the owner and orders:read:any holders read, and nobody else', () => {
     expect(() => authorizeRead(alice, 'o', 'alice')).not.toThrow();
+    // Someone else's order looks exactly like one that does not exist.
     expect(() => authorizeRead(alice, 'o', 'bob')).toThrow(
-      expect.objectContaining({ code: ErrorCode.PermissionDenied }),
+      expect.objectContaining({ code: ErrorCode.NotFound, message: 'order o not found' }),
     );
-    expect(() => authorizeRead(alice, 'o', undefined)).toThrow(/not permitted/);
+    expect(() => authorizeRead(alice, 'o', undefined)).toThrow(
+      expect.objectContaining({ code: ErrorCode.NotFound, reason: 'forbidden' }),
+    );
     const support = { ...alice, scopes: new Set([Scope.OrdersReadAny]) };
     expect(() => authorizeRead(support, 'o', 'bob')).not.toThrow();
     const writer = { ...alice, scopes: new Set([Scope.OrdersWrite]) };

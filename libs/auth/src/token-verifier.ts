@@ -1,5 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { ErrorCode, GatewayError } from '@app/contracts';
+import { AuthFailure } from './auth-failure';
 import {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_AUDIENCE,
@@ -150,6 +151,9 @@ export class TokenVerifier {
         (this.remote && !(err instanceof errors.JOSEError))
       ) {
         throw new GatewayError(ErrorCode.Unavailable, 'token keys unavailable');
+      }
+      if (err instanceof errors.JWTExpired) {
+        throw new AuthFailure(ErrorCode.Unauthenticated, describe(errors, err), 'expired');
       }
       throw unauthenticated(describe(errors, err));
     }

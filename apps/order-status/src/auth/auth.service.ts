@@ -1,20 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  assertMayRead,
+  authFailureReason,
   authorizeRead,
   ConnectionLimiter,
   missingCredentials,
+  orderNotFound,
   parseBearer,
   TokenVerifier,
   type Principal,
 } from '@app/auth';
-import { ErrorCode, GatewayError, type OrderSnapshot } from '@app/contracts';
+import type { OrderSnapshot } from '@app/contracts';
 import { OrderStore } from '@app/event-bus';
+import { MetricsService } from '../ops/metrics.service';
 
 /**
  * The one authentication and per-order authorization path every transport calls: HTTP
  * (guard + handlers), socket.io (handshake middleware + `subscribe`), gRPC (metadata).
- * Order: who are you (Unauthenticated), does the order exist (NotFound), is it yours
- * (PermissionDenied), then the per-principal connection limit (ResourceExhausted).
+ * Order: who are you (Unauthenticated), may you read orders at all (PermissionDenied),
+ * is the order there and yours (NotFound either way, so ids cannot be probed), then the
+ * per-principal connection limit (ResourceExhausted). Every refusal for credentials is
+ * counted in `order_auth_failures_total{transport, reason}`; `transport` is the label
+ * the caller gives the bus (`sse`, `long-poll`, `grpc`, `ws`) or `http`.
  */
 @Injectable()
 export class AuthService {
@@ -22,32 +29,67 @@ export class AuthService {
     @Inject(TokenVerifier) private readonly verifier: TokenVerifier,
     @Inject(OrderStore) private readonly store: OrderStore,
     @Inject(ConnectionLimiter) private readonly limiter: ConnectionLimiter,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {}
 
   /** @throws GatewayError Unauthenticated for a missing or invalid token. */
-  async authenticate(token: string | undefined): Promise<Principal> {
-    if (token === undefined) throw missingCredentials();
-    return this.verifier.verify(token);
+  async authenticate(token: string | undefined, transport: string): Promise<Principal> {
+    try {
+      if (token === undefined) throw missingCredentials();
+      return await this.verifier.verify(token);
+    } catch (err) {
+      this.recordFailure(transport, err);
+      throw err;
+    }
   }
 
   /** `Authorization: Bearer <token>` (HTTP header or gRPC metadata value). */
-  async authenticateHeader(header: string | readonly string[] | undefined): Promise<Principal> {
-    return this.authenticate(parseBearer(header));
+  async authenticateHeader(
+    header: string | readonly string[] | undefined,
+    transport: string,
+  ): Promise<Principal> {
+    let token: string | undefined;
+    try {
+      token = parseBearer(header);
+    } catch (err) {
+      this.recordFailure(transport, err);
+      throw err;
+    }
+    return this.authenticate(token, transport);
   }
 
   /**
    * Checks that `principal` may read `orderId`, against the owner the store keeps with
    * the order (the store, not the bus, is where ownership lives). Runs on every subscribe
    * and every resume, whatever the transport.
-   * @throws GatewayError NotFound, PermissionDenied (or the store's Unavailable).
+   * @throws GatewayError PermissionDenied (no read scope), NotFound (missing or not
+   *   yours, alike), or the store's Unavailable.
    */
-  async authorizeRead(principal: Principal, orderId: string): Promise<OrderSnapshot> {
-    const snapshot = await this.store.getSnapshot(orderId);
-    if (snapshot === undefined) {
-      throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
+  async authorizeRead(
+    principal: Principal,
+    orderId: string,
+    transport: string,
+  ): Promise<OrderSnapshot> {
+    try {
+      // Before the lookup: a token that may read nothing learns nothing about which ids exist.
+      assertMayRead(principal);
+      const snapshot = await this.store.getSnapshot(orderId);
+      if (snapshot === undefined) throw orderNotFound(orderId, false);
+      authorizeRead(principal, orderId, snapshot.ownerId);
+      return snapshot;
+    } catch (err) {
+      this.recordFailure(transport, err);
+      throw err;
     }
-    authorizeRead(principal, orderId, snapshot.ownerId);
-    return snapshot;
+  }
+
+  /**
+   * Counts `err` in `order_auth_failures_total` when it is an auth failure (see
+   * AuthFailureReason); anything else (a missing order, the store down) is not.
+   */
+  recordFailure(transport: string, err: unknown): void {
+    const reason = authFailureReason(err);
+    if (reason !== undefined) this.metrics.authFailures.inc({ transport, reason });
   }
 
   /**

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { missingCredentials, StreamTicketStore, type Principal, type Scope } from '@app/auth';
+import { StreamTicketStore, type Principal, type Scope } from '@app/auth';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { HTTP_CONNECTION_ROUTES } from '../ops/connection-routes';
 import { AUTH_POLICY, REQUIRED_SCOPES, type AuthPolicy } from './auth.decorators';
 import { AuthService } from './auth.service';
 
@@ -42,31 +43,50 @@ export class HttpAuthGuard implements CanActivate {
       this.reflector.getAllAndOverride<AuthPolicy>(AUTH_POLICY, targets) ??
       (route.startsWith(API_PREFIX) ? 'bearer' : 'public');
     if (policy === 'public') return true;
-    const principal = await this.authenticate(req, policy === 'stream');
+    // The transport label metrics count failures under (the bus's, for streaming routes).
+    const transport = HTTP_CONNECTION_ROUTES[route] ?? 'http';
+    const principal = await this.authenticate(req, policy === 'stream', transport);
     const required = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [];
     for (const scope of required) {
       if (!principal.scopes.has(scope)) {
-        throw new GatewayError(ErrorCode.PermissionDenied, `token lacks scope ${scope}`);
+        const err = new GatewayError(ErrorCode.PermissionDenied, `token lacks scope ${scope}`);
+        this.auth.recordFailure(transport, err);
+        throw err;
       }
     }
     req.principal = principal;
     return true;
   }
 
-  private async authenticate(req: FastifyRequest, stream: boolean): Promise<Principal> {
+  private async authenticate(
+    req: FastifyRequest,
+    stream: boolean,
+    transport: string,
+  ): Promise<Principal> {
     const header = req.headers.authorization;
-    if (header !== undefined) return this.auth.authenticateHeader(header);
-    if (!stream) throw missingCredentials();
-    const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
-    if (ticket !== undefined) {
-      const orderId = (req.params as Record<string, unknown> | undefined)?.orderId;
-      if (typeof ticket !== 'string' || typeof orderId !== 'string') {
-        throw new GatewayError(ErrorCode.Unauthenticated, 'malformed stream ticket');
-      }
-      return this.tickets.redeem(ticket, orderId);
-    }
+    if (header !== undefined) return this.auth.authenticateHeader(header, transport);
     const cookie = req.cookies?.[this.config.auth.cookieName];
-    if (cookie !== undefined) return this.auth.authenticate(cookie);
-    throw missingCredentials();
+    const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
+    if (!stream || (ticket === undefined && cookie === undefined)) {
+      return this.auth.authenticate(undefined, transport);
+    }
+    if (ticket !== undefined) {
+      try {
+        return this.redeem(req, ticket);
+      } catch (err) {
+        this.auth.recordFailure(transport, err);
+        throw err;
+      }
+    }
+    return this.auth.authenticate(cookie, transport);
+  }
+
+  /** A single-use stream ticket, for this request's order only. */
+  private redeem(req: FastifyRequest, ticket: unknown): Principal {
+    const orderId = (req.params as Record<string, unknown> | undefined)?.orderId;
+    if (typeof ticket !== 'string' || typeof orderId !== 'string') {
+      throw new GatewayError(ErrorCode.Unauthenticated, 'malformed stream ticket');
+    }
+    return this.tickets.redeem(ticket, orderId);
   }
 }

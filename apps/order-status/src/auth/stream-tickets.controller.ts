@@ -53,7 +53,7 @@ export class StreamTicketsController {
     @Body() body: StreamTicketRequestDto,
   ): Promise<StreamTicketBody> {
     // Checked now as well as when the stream opens: no ticket for someone else's order.
-    await this.auth.authorizeRead(principal, body.orderId);
+    await this.auth.authorizeRead(principal, body.orderId, 'http');
     const { ticket, expiresAtMs } = this.tickets.issue(principal, body.orderId);
     return {
       ticket,

@@ -23,7 +23,7 @@ export class OrdersController {
     @Param('orderId', OrderIdPipe) orderId: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<OrderSnapshot> {
-    const stored = await this.auth.authorizeRead(principal, orderId);
+    const stored = await this.auth.authorizeRead(principal, orderId, 'http');
     // The bus may be fresher (a shared store's notification already arrived); the owner
     // lives with the stored order.
     const live = await this.bus.getSnapshot(orderId);

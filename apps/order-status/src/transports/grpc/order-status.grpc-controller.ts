@@ -85,7 +85,7 @@ export class OrderStatusGrpcController {
     return withinDeadline(call.getDeadline(), async () => {
       const principal = await this.authenticate(metadata);
       const orderId = parseOrderId(req.orderId);
-      const stored = await this.auth.authorizeRead(principal, orderId);
+      const stored = await this.auth.authorizeRead(principal, orderId, 'grpc');
       // The bus may be fresher than the store (a shared store's notification arrived).
       const live = await this.bus.getSnapshot(orderId);
       return snapshotToProto(live && live.lastSeq > stored.lastSeq ? live : stored);
@@ -121,7 +121,7 @@ export class OrderStatusGrpcController {
   /** The call's `authorization` metadata (`Bearer <token>`), verified. */
   private authenticate(metadata: Metadata): Promise<Principal> {
     const values = metadata.get('authorization').filter((v): v is string => typeof v === 'string');
-    return this.auth.authenticateHeader(values.length > 0 ? values : undefined);
+    return this.auth.authenticateHeader(values.length > 0 ? values : undefined, 'grpc');
   }
 }
 

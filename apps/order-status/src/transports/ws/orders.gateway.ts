@@ -81,7 +81,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
         this.config.limits.subscriptionsPerSocket,
         async (orderId) => {
           assertNotExpired(principal);
-          await this.auth.authorizeRead(principal, orderId);
+          await this.auth.authorizeRead(principal, orderId, 'ws');
         },
       );
     } catch (err) {

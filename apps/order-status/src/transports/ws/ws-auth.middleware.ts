@@ -38,8 +38,8 @@ export function wsAuthMiddleware(auth: AuthService, connections: StreamConnectio
         port: socketConnectionPort(socket),
         authorize: async () => {
           principal = await (typeof raw === 'string'
-            ? auth.authenticate(raw.replace(/^Bearer +/i, ''))
-            : auth.authenticateHeader(socket.handshake.headers.authorization));
+            ? auth.authenticate(raw.replace(/^Bearer +/i, ''), 'ws')
+            : auth.authenticateHeader(socket.handshake.headers.authorization, 'ws'));
         },
         acquireSlot: () => auth.acquireConnection(authenticated(principal)),
         open: (ctx) => {
