@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
 import { registerOrderIdGate } from '../orders/order-id-gate';
+import { requireJsonBodies } from './json-bodies';
 import { SECURITY_HEADERS } from './security-headers';
 
 /** Headers browsers may send cross-origin (CORS preflight allow-list). */
@@ -15,7 +16,8 @@ const PAGE_ROUTES = new Set(['/', '/*']);
 
 /**
  * HTTP-level security, registered before the routes: cookie parsing (the SSE session
- * cookie), the order-id gate (orders/order-id-gate.ts), security headers (helmet's, recorded once at start-up: see
+ * cookie), the order-id gate (orders/order-id-gate.ts), JSON-only bodies (415 otherwise),
+ * security headers (helmet's, recorded once at start-up: see
  * security-headers.ts) and a CORS allow-list (`HTTP_CORS_ORIGINS`; same-origin requests
  * need no CORS at all).
  */
@@ -38,6 +40,7 @@ export async function applyHttpSecurity(
     });
   // Before the routes and the auth guard: a malformed id is a 400 whoever asks.
   registerOrderIdGate(app.getHttpAdapter().getInstance());
+  requireJsonBodies(app.getHttpAdapter().getInstance());
   app.enableCors({
     origin: [...config.auth.corsOrigins],
     credentials: true,
