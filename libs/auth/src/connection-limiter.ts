@@ -4,6 +4,14 @@ import { ErrorCode, GatewayError } from '@app/contracts';
 export const DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL = 100;
 
 /**
+ * Retry advice when the limit is reached. A slot comes back only when one of the
+ * principal's own streams closes, which the server cannot predict; a few seconds keeps
+ * a client that reconnects in a loop from hammering the service.
+ * @default 5_000 ms
+ */
+export const CONNECTION_LIMIT_RETRY_AFTER_MS = 5_000;
+
+/**
  * Counts each principal's open streaming connections, across every transport, so one
  * customer (or one leaked token) cannot hold an unbounded share of the server. In-process:
  * the limit is per instance. `max` 0 means unlimited (load tests).
@@ -29,6 +37,7 @@ export class ConnectionLimiter {
       throw new GatewayError(
         ErrorCode.ResourceExhausted,
         `at most ${this.max} open streams per principal`,
+        CONNECTION_LIMIT_RETRY_AFTER_MS,
       );
     }
     this.open.set(subject, n + 1);

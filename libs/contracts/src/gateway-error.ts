@@ -45,6 +45,11 @@ export class GatewayError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /**
+     * When a retry may succeed (a limit's window, a slot's expected release): HTTP
+     * `Retry-After`, gRPC `retry-after-ms` trailer, `retryAfterMs` in the error body.
+     */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'GatewayError';
@@ -58,9 +63,21 @@ export function toGatewayError(err: unknown): GatewayError {
 
 /** The JSON body every HTTP error and every socket.io error ack carries. */
 export interface ErrorBody {
-  readonly error: { readonly code: ErrorCode; readonly message: string };
+  readonly error: {
+    readonly code: ErrorCode;
+    readonly message: string;
+    readonly retryAfterMs?: number;
+  };
 }
 
 export function errorBody(err: GatewayError): ErrorBody {
-  return { error: { code: err.code, message: err.message } };
+  const { code, message, retryAfterMs } = err;
+  return {
+    error: retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs },
+  };
+}
+
+/** `Retry-After` in whole seconds (RFC 9110 section 10.2.3), at least 1. */
+export function retryAfterSeconds(retryAfterMs: number): string {
+  return String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
 }

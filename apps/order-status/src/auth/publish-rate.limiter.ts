@@ -31,9 +31,12 @@ export class PublishRateLimiter {
       THROTTLER_NAME,
     );
     if (record.isBlocked) {
+      // The throttler counts in whole seconds.
+      const retryS = Math.max(1, Math.ceil(record.timeToBlockExpire));
       throw new GatewayError(
         ErrorCode.ResourceExhausted,
-        `publish rate limit: at most ${limit} per ${windowMs} ms per principal; retry in ${Math.max(1, Math.ceil(record.timeToBlockExpire))} s`,
+        `publish rate limit: at most ${limit} per ${windowMs} ms per principal; retry in ${retryS} s`,
+        retryS * 1000,
       );
     }
   }

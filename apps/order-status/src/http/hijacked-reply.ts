@@ -1,4 +1,10 @@
 import type { FastifyReply } from 'fastify';
+import {
+  errorBody,
+  HTTP_STATUS_BY_CODE,
+  retryAfterSeconds,
+  type GatewayError,
+} from '@app/contracts';
 import { SECURITY_HEADERS } from './security-headers';
 
 const API_HEADERS = Object.entries(SECURITY_HEADERS.api);
@@ -44,4 +50,14 @@ export function endHijacked(
     }),
   );
   res.end(json);
+}
+
+/**
+ * Ends a hijacked reply with a typed error: its status, the error body and, when the
+ * error says when to retry, `Retry-After`.
+ */
+export function endHijackedError(reply: FastifyReply, err: GatewayError): void {
+  const retry =
+    err.retryAfterMs !== undefined ? { 'retry-after': retryAfterSeconds(err.retryAfterMs) } : {};
+  endHijacked(reply, HTTP_STATUS_BY_CODE[err.code], errorBody(err), retry);
 }

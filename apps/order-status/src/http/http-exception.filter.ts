@@ -7,7 +7,13 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ErrorCode, errorBody, GatewayError, HTTP_STATUS_BY_CODE } from '@app/contracts';
+import {
+  ErrorCode,
+  errorBody,
+  GatewayError,
+  HTTP_STATUS_BY_CODE,
+  retryAfterSeconds,
+} from '@app/contracts';
 
 const CODE_BY_HTTP_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: ErrorCode.InvalidArgument,
@@ -45,6 +51,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     // RFC 6750 section 3: a 401 names the scheme the client should use.
     if (status === 401) void reply.header('www-authenticate', 'Bearer realm="order-status"');
+    if (err.retryAfterMs !== undefined) {
+      void reply.header('retry-after', retryAfterSeconds(err.retryAfterMs));
+    }
     void reply.status(status).send(errorBody(err));
   }
 

@@ -33,11 +33,19 @@ export function toGrpcStatus(err: unknown): GrpcStatus {
     return { code: GRPC_STATUS_BY_CODE[err.code], details: err.message, metadata: err.trailers() };
   }
   if (err instanceof GatewayError) {
-    return { code: GRPC_STATUS_BY_CODE[err.code], details: err.message };
+    const status = { code: GRPC_STATUS_BY_CODE[err.code], details: err.message };
+    return err.retryAfterMs === undefined ? status : { ...status, metadata: retryTrailer(err) };
   }
   const inner = err instanceof RpcException ? err.getError() : err;
   if (isGrpcStatus(inner)) return { code: inner.code, details: inner.details };
   return { code: GrpcCode.INTERNAL, details: 'internal error' };
+}
+
+/** `retry-after-ms` (StreamEndTrailer.RetryAfterMs) for a refusal that says when to retry. */
+function retryTrailer(err: GatewayError): Metadata {
+  const md = new Metadata();
+  md.set(StreamEndTrailer.RetryAfterMs, String(Math.round(err.retryAfterMs ?? 0)));
+  return md;
 }
 
 /**

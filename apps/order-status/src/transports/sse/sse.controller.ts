@@ -1,8 +1,6 @@
 import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  errorBody,
-  HTTP_STATUS_BY_CODE,
   parseOrderId,
   parseSeq,
   StreamEndReason,
@@ -19,7 +17,7 @@ import {
   type ConnectionPort,
   type StreamContext,
 } from '../../connections/stream-lifecycle';
-import { endHijacked, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
+import { endHijackedError, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
 import { LogConnection } from '../../ops/connection-log.guard';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
@@ -100,7 +98,7 @@ export class SseController {
       // Not opened: nothing has been written yet, so the typed error is the answer.
       const gw = toGatewayError(err);
       if (writer.over) return;
-      endHijacked(reply, HTTP_STATUS_BY_CODE[gw.code], errorBody(gw));
+      endHijackedError(reply, gw);
     }
   }
 }
