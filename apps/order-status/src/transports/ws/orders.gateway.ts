@@ -28,6 +28,7 @@ import { SocketSubscriptions, type SocketBacklog } from './socket-subscriptions'
 import { wsAuthMiddleware, type OrdersSocketData } from './ws-auth.middleware';
 import { ENGINE_WRITE_BUFFER_HIGH_WATER } from './ws-limits';
 import { parsePayload } from './ws-payloads';
+import { answerUnknownEvents } from './unknown-events';
 
 /**
  * socket.io namespace `/orders`: `subscribe {orderId, afterSeq}` / `unsubscribe {orderId}`,
@@ -62,6 +63,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
   }
 
   handleConnection(socket: OrdersSocket): void {
+    answerUnknownEvents(socket);
     const connection = (socket.data as OrdersSocketData).connection;
     if (connection === undefined) {
       // Only reachable if the middleware was not installed: never serve an anonymous socket.
