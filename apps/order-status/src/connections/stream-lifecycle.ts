@@ -1,4 +1,4 @@
-import { Observable, Subscription } from 'rxjs';
+import { Observable } from 'rxjs';
 
 /** @default 5_000 ms a connection whose stream has ended gets to take its last bytes */
 export const DEFAULT_STREAM_END_GRACE_MS = 5_000;
@@ -87,14 +87,23 @@ export function streamLifecycle<H extends StreamHandle>(
 ): Observable<H> {
   const graceMs = opts.endGraceMs ?? DEFAULT_STREAM_END_GRACE_MS;
   return new Observable<H>((subscriber) => {
-    const release = new Subscription();
-    opts.gauge.connectionOpened(plan.transport);
-    release.add(() => opts.gauge.connectionClosed(plan.transport));
-    release.add(plan.port.watchGone(() => subscriber.complete()));
-    if (subscriber.closed) return release;
-
+    // What the connection holds, given back by the one teardown below. Plain variables
+    // rather than a Subscription per resource: a held long-poll or an idle stream keeps
+    // all of this for its whole life, so every closure counts (load test, idle scenario).
+    let releaseSlot: (() => void) | undefined;
+    let handle: H | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
-    release.add(() => clearTimeout(graceTimer));
+    opts.gauge.connectionOpened(plan.transport);
+    const unwatch = plan.port.watchGone(() => subscriber.complete());
+    const teardown = () => {
+      clearTimeout(graceTimer);
+      unwatch();
+      handle?.close();
+      releaseSlot?.();
+      opts.gauge.connectionClosed(plan.transport);
+    };
+    if (subscriber.closed) return teardown;
+
     const ctx: StreamContext = {
       ended: () => {
         if (subscriber.closed || graceTimer !== undefined) return;
@@ -112,20 +121,20 @@ export function streamLifecycle<H extends StreamHandle>(
     const run = async () => {
       await plan.authorize();
       if (subscriber.closed) return;
-      release.add(plan.acquireSlot());
-      const handle = await plan.open(ctx);
+      releaseSlot = plan.acquireSlot();
+      const opened = await plan.open(ctx);
       // The client may have left while the stream was opening (the replay is read
       // asynchronously): the handle is released at once.
       if (subscriber.closed) {
-        handle.close();
+        opened.close();
         return;
       }
-      release.add(() => handle.close());
-      subscriber.next(handle);
+      handle = opened;
+      subscriber.next(opened);
     };
     // After the connection is over an error has nobody to tell (RxJS drops it).
     run().catch((err: unknown) => subscriber.error(err));
-    return release;
+    return teardown;
   });
 }
 

@@ -2,10 +2,13 @@ import { constants as h2constants } from 'node:http2';
 import type { ConnectionPort } from '../../connections/stream-lifecycle';
 import type { SubscribeCall } from './grpc-messages';
 
-/** The part of an HTTP/2 stream that destroy() uses. */
+/** The parts of the call's HTTP/2 stream used here. */
 interface ClosableStream {
   readonly destroyed: boolean;
+  readonly closed: boolean;
   close(code: number): void;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
 }
 
 /**
@@ -14,6 +17,10 @@ interface ClosableStream {
  * Gone: grpc-js emits 'cancelled' when the client cancels, the deadline passes, the
  * connection drops, and also once the status has been handed to HTTP/2 after the last
  * message was taken (it then flushes the incoming side): every way a call can be over.
+ * Except one: a RST_STREAM that arrives with the request's last frames closes the HTTP/2
+ * stream before grpc-js has built the call object, which then never hears of it (a
+ * cancel flood leaked one slot per such call). So the HTTP/2 stream itself is watched
+ * too, and its state checked first.
  *
  * Destroy: grpc-js has no public way for a server to reset one call, and a client that
  * stopped reading leaves the status queued behind unsent messages until max connection
@@ -24,12 +31,17 @@ interface ClosableStream {
 export function grpcCallPort(call: SubscribeCall): ConnectionPort {
   return {
     watchGone: (onGone) => {
-      if (call.cancelled) {
+      const stream = http2StreamOf(call);
+      if (call.cancelled || stream?.destroyed === true || stream?.closed === true) {
         onGone();
         return () => {};
       }
       call.once('cancelled', onGone);
-      return () => call.off('cancelled', onGone);
+      stream?.once('close', onGone);
+      return () => {
+        call.off('cancelled', onGone);
+        stream?.off('close', onGone);
+      };
     },
     destroy: () => {
       const stream = http2StreamOf(call);
@@ -54,6 +66,7 @@ function isClosableStream(value: unknown): value is ClosableStream {
     typeof value === 'object' &&
     value !== null &&
     typeof (value as { close?: unknown }).close === 'function' &&
+    typeof (value as { once?: unknown }).once === 'function' &&
     'rstCode' in value
   );
 }

@@ -32,6 +32,14 @@ export function wsAuthMiddleware(auth: AuthService, connections: StreamConnectio
   return (socket: OrdersSocket, next: (err?: Error) => void): void => {
     const raw: unknown = (socket.handshake.auth as Record<string, unknown> | undefined)?.token;
     let principal: Principal | undefined;
+    // socket.io's `next` is called once, then dropped: the life cycle's subscriber lives as
+    // long as the socket, and must not keep the handshake's middleware chain alive.
+    let answer: ((err?: Error) => void) | undefined = next;
+    const reply = (err?: Error) => {
+      const once = answer;
+      answer = undefined;
+      once?.(err);
+    };
     connections
       .lifecycle<SocketConnection>({
         transport: WS_TRANSPORT,
@@ -51,14 +59,11 @@ export function wsAuthMiddleware(auth: AuthService, connections: StreamConnectio
         },
       })
       .subscribe({
-        next: () => next(),
-        error: (err: unknown) => next(handshakeError(err)),
-        // Gone before the handshake finished: nobody is left to answer.
-        complete: () => {
-          if ((socket.data as OrdersSocketData).connection === undefined) {
-            next(handshakeError(new GatewayError(ErrorCode.Unavailable, 'connection closed')));
-          }
-        },
+        next: () => reply(),
+        error: (err: unknown) => reply(handshakeError(err)),
+        // Gone before the handshake finished (after it, `reply` is spent and this is a no-op).
+        complete: () =>
+          reply(handshakeError(new GatewayError(ErrorCode.Unavailable, 'connection closed'))),
       });
   };
 }
