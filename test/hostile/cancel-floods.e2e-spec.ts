@@ -3,7 +3,7 @@ import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-cli
 import { bearer, testToken } from '../support/auth';
 import { Canary } from './support/canary';
 import {
-  grpcSubscribeAndCancel,
+  grpcH2OpenAndCancel,
   h2OpenAndCancel,
   socketIoSubscribeAndLeave,
 } from './support/cancel-floods';
@@ -13,7 +13,7 @@ import {
   type HostileService,
 } from './support/hostile-service';
 import { gaugesBackTo } from './support/metrics';
-import { h2Session } from './support/stalled-clients';
+import { grpcSubscribeBody, grpcSubscribeHeaders, h2Session } from './support/stalled-clients';
 import { ALL_OPEN, isLive, streamAccess } from './support/stream-access';
 
 /** The per-principal limit the floods run into if their slots leak. */
@@ -117,7 +117,19 @@ describe('open-and-cancel floods (issue 10, 1b)', () => {
   });
 
   it('gRPC: Subscribe cancelled right after the call starts, 120 times', async () => {
-    await during('flood-grpc', 'grpc', () => grpcSubscribeAndCancel(grpc, ORDER, FLOOD));
+    const grpcSession = await h2Session(`http://${service.grpcAddress}`);
+    try {
+      await during('flood-grpc', 'grpc', (token) =>
+        grpcH2OpenAndCancel(
+          grpcSession,
+          grpcSubscribeHeaders(token),
+          grpcSubscribeBody(ORDER),
+          FLOOD,
+        ),
+      );
+    } finally {
+      grpcSession.destroy();
+    }
   });
 
   it('socket.io: connect, subscribe and disconnect at once, 40 times', async () => {

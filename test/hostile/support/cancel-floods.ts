@@ -1,8 +1,5 @@
-import { constants as h2, type ClientHttp2Session } from 'node:http2';
+import { constants as h2, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ClientReadableStream } from '@grpc/grpc-js';
-import type { ProtoSubscribeResponse } from '@app/contracts';
-import type { OrderStatusClient } from '../../grpc/grpc-test-client';
 import { connected, type OrdersClient } from '../../ws/orders-client';
 import { io } from 'socket.io-client';
 import { ORDERS_NAMESPACE } from '../../../apps/order-status/src/transports/ws/orders-ws.events';
@@ -34,6 +31,10 @@ export async function h2OpenAndCancel(
   for (let i = 0; i < count; i++) {
     const req = session.request({ ':method': 'GET', ...headers });
     req.on('error', () => undefined);
+    // Whatever was answered before the cancel is read and dropped: a client that stops
+    // reading is the stalled-reader tests' subject, and unread answers would hold the
+    // session's flow-control window (and with it this client's own RST_STREAMs).
+    req.resume();
     closed.push(once(req, 'close', SETTLE_TIMEOUT_MS));
     await cancelPoint(i);
     req.close(h2.NGHTTP2_CANCEL);
@@ -41,22 +42,34 @@ export async function h2OpenAndCancel(
   await Promise.all(closed);
 }
 
-/** Starts `count` Subscribe calls and cancels each at once (often before authentication ends). */
-export async function grpcSubscribeAndCancel(
-  client: OrderStatusClient,
-  orderId: string,
+/**
+ * Starts `count` gRPC Subscribe calls on a raw HTTP/2 session (HEADERS, the request
+ * message, END_STREAM) and resets each (RST_STREAM CANCEL) at a `cancelPoint`, often
+ * before the server has authenticated it.
+ *
+ * Raw, not grpc-js: grpc-js 1.14's client reports CANCELLED at once when `cancel()` lands
+ * while it is still generating the call's metadata, yet goes on to open the HTTP/2
+ * stream and read it (seen with GRPC_TRACE=subchannel_call: no RST_STREAM is ever sent).
+ * The server then rightly serves a stream that is open at the HTTP/2 level, so such a
+ * flood cannot tell a server leak from a client that never left.
+ */
+export async function grpcH2OpenAndCancel(
+  session: ClientHttp2Session,
+  headers: OutgoingHttpHeaders,
+  body: Buffer,
   count: number,
 ): Promise<void> {
-  const statuses: Promise<unknown>[] = [];
+  const closed: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
-    const call: ClientReadableStream<ProtoSubscribeResponse> = client.subscribe({ orderId });
-    call.on('error', () => undefined);
-    call.on('data', () => undefined);
-    statuses.push(once(call, 'status', SETTLE_TIMEOUT_MS));
+    const req = session.request(headers);
+    req.on('error', () => undefined);
+    req.resume();
+    closed.push(once(req, 'close', SETTLE_TIMEOUT_MS));
+    req.end(body);
     await cancelPoint(i);
-    call.cancel();
+    req.close(h2.NGHTTP2_CANCEL);
   }
-  await Promise.all(statuses);
+  await Promise.all(closed);
 }
 
 /**
