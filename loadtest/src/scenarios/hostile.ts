@@ -2,13 +2,13 @@ import { CanaryGroup, CANARY_TRANSPORTS, type CanaryResult } from '../hostile/ca
 import type { Attack, AttackSizes, AttackTarget } from '../hostile/attack';
 import { h2CancelFlood } from '../hostile/h2-cancel-flood';
 import { oversized } from '../hostile/oversized';
-import { PaddedPublisher } from '../hostile/padded-publisher';
+import { PADDING_BYTES, PaddedPublisher } from '../hostile/padded-publisher';
 import { reconnectStorm } from '../hostile/reconnect-storm';
 import { alive, rssBytes, waitForZeroGauges } from '../hostile/service-state';
 import { slowloris } from '../hostile/slowloris';
 import { stalledReaders } from '../hostile/stalled-readers';
 import { UsageSampler, type UsageSummary } from '../sampling/sampler';
-import { collectGarbage } from '../service/inspector-gc';
+import { heapUsedAfterGc } from '../service/inspector-gc';
 import { AdminClient } from '../service/admin';
 import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
@@ -47,6 +47,14 @@ const TINY_SIZES: AttackSizes = {
 export const GAUGES_ZERO_TIMEOUT_MS = 10_000;
 /** RSS after the storm (after a forced GC) counts as back when within this of the baseline. */
 export const RSS_BACK_TOLERANCE_BYTES = 32 * 1024 * 1024;
+/**
+ * The JS heap after the storm (after a forced GC) counts as back when it holds no more
+ * than this beyond the baseline and what the bus is meant to keep: the padded order's
+ * replay ring (BUS_RING_SIZE events of PADDING_BYTES, kept for BUS_RING_MAX_AGE_MS).
+ */
+export const HEAP_BACK_TOLERANCE_BYTES = 8 * 1024 * 1024;
+/** The service's replay ring per order (its default BUS_RING_SIZE). */
+const RING_SIZE = 256;
 /** Padded events a second to the stalled readers' order, and at most this many. */
 const PADDED_PER_SEC = 20;
 const PADDED_MAX = 600;
@@ -128,7 +136,8 @@ async function runPhase(ctx: RunContext, o: ScenarioOptions, p: Phase): Promise<
       prefix,
     });
     await canaries.connect();
-    await collectGarbage(service.inspectorUrl);
+    const heapBaseline = await heapUsedAfterGc(service.inspectorUrl);
+    if (heapBaseline !== undefined) extra.heapBaselineMB = mb(heapBaseline);
     const rssBaseline = rssBytes(service) ?? 0;
     extra.rssBaselineMB = mb(rssBaseline);
     sampler?.start();
@@ -221,10 +230,18 @@ async function afterClients(
   extra.connectionsAfter = gauges?.order_transport_connections ?? -1;
   extra.busSubscribersAfter = gauges?.order_bus_subscribers ?? -1;
   extra.gaugesZeroAfterMs = afterMs;
-  await collectGarbage(service.inspectorUrl);
+  const heap = await heapUsedAfterGc(service.inspectorUrl);
   const rss = rssBytes(service) ?? 0;
   extra.rssAfterMB = mb(rss);
   extra.rssBack = rss - Number(extra.rssBaselineMB) * 1048576 <= RSS_BACK_TOLERANCE_BYTES;
+  if (heap !== undefined && extra.heapBaselineMB !== undefined) {
+    // What the bus legitimately keeps after the storm: the padded order's ring.
+    const ringBytes = Math.min(Number(extra.paddedPublished ?? 0), RING_SIZE) * PADDING_BYTES;
+    extra.heapAfterMB = mb(heap);
+    extra.heapRingAllowanceMB = mb(ringBytes);
+    extra.heapBack =
+      heap - Number(extra.heapBaselineMB) * 1048576 <= ringBytes + HEAP_BACK_TOLERANCE_BYTES;
+  }
 }
 
 /** SIGTERM with the launcher's bound (SIGKILL after it); ms until the process was gone. */
@@ -332,6 +349,7 @@ function summary(
   return (
     `service alive: ${extra.serviceAlive ? 'yes' : `no (${String(extra.exit)})`}; ${canaries}; ` +
     `gauges after: connections ${String(extra.connectionsAfter ?? '-')} subscribers ${String(extra.busSubscribersAfter ?? '-')}; ` +
+    `heap ${String(extra.heapBaselineMB ?? '-')} -> ${String(extra.heapAfterMB ?? '-')} MB (ring ${String(extra.heapRingAllowanceMB ?? '-')}); ` +
     `rss ${String(extra.rssBaselineMB ?? '-')} -> ${String(extra.rssAfterMB ?? '-')} MB; SIGTERM ${String(extra.sigtermMs)} ms`
   );
 }
