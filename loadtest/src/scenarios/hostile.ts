@@ -12,7 +12,7 @@ import { heapUsedAfterGc } from '../service/inspector-gc';
 import { AdminClient } from '../service/admin';
 import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
-import type { RunResult } from './result';
+import { serviceUsage, type RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
 import type { Scenario, ScenarioOptions } from './scenario';
 import { PADDING_FOR_117_BYTES } from './steady';
@@ -314,18 +314,10 @@ function row(
       perSec: run.durationS > 0 ? Math.round((counts?.received ?? 0) / run.durationS) : 0,
       expectedPerSec: run.ratePerOrder,
     },
-    service: {
-      pid: service.pid,
-      pinned: service.pinned,
-      cpuPctAvg: usage?.cpuPctAvg ?? 0,
-      cpuPctMax: usage?.cpuPctMax ?? 0,
-      rssStartBytes: usage?.rssStartBytes ?? 0,
-      rssMaxBytes: usage?.rssMaxBytes ?? 0,
-      rssEndBytes: usage?.rssEndBytes ?? 0,
+    service: serviceUsage(service, usage, {
       cpuMsPer1kEvents: null,
       eventLoopLagP99Ms: null,
-      samples: usage?.samples ?? [],
-    },
+    }),
     generator: { cpuPctAvg: 0, eventLoopDelayP99Ms: 0, saturated: false },
     requestsPerSec: 0,
     connectMs: distribution([]),

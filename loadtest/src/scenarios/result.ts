@@ -1,7 +1,7 @@
 import type { TransportName } from '../clients/transport';
 import type { Distribution } from '../stats/distribution';
 import type { LatencySummary } from '../stats/latency';
-import type { Sample } from '../sampling/sampler';
+import type { Sample, UsageSummary } from '../sampling/sampler';
 
 /** One transport run: the unit every table row and chart point is made of. */
 export interface RunResult {
@@ -96,4 +96,26 @@ export interface WireBytes {
   readonly down: number;
   readonly perEvent: number;
   readonly downPerEvent: number;
+}
+
+/**
+ * A run's `service` block from the sampler's summary of the service process; the cost
+ * figures are the scenario's own (per delivered event, per call, or none).
+ */
+export function serviceUsage(
+  service: { readonly pid: number | undefined; readonly pinned: boolean },
+  usage: UsageSummary | undefined,
+  cost: Pick<ServiceUsage, 'cpuMsPer1kEvents' | 'eventLoopLagP99Ms'>,
+): ServiceUsage {
+  return {
+    pid: service.pid,
+    pinned: service.pinned,
+    cpuPctAvg: usage?.cpuPctAvg ?? 0,
+    cpuPctMax: usage?.cpuPctMax ?? 0,
+    rssStartBytes: usage?.rssStartBytes ?? 0,
+    rssMaxBytes: usage?.rssMaxBytes ?? 0,
+    rssEndBytes: usage?.rssEndBytes ?? 0,
+    ...cost,
+    samples: usage?.samples ?? [],
+  };
 }

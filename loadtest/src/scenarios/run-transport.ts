@@ -15,7 +15,7 @@ import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
-import type { RunResult } from './result';
+import { serviceUsage, type RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
 
 /** Subscribers opened at once while connecting; each waits for its ack. */
@@ -401,21 +401,13 @@ export async function runAgainst(
       perSec: windowS > 0 ? Math.round(deliveredInWindow / windowS) : 0,
       expectedPerSec: run.subscribers * run.ratePerOrder,
     },
-    service: {
-      pid: service.pid,
-      pinned: service.pinned,
-      cpuPctAvg: usage?.cpuPctAvg ?? 0,
-      cpuPctMax: usage?.cpuPctMax ?? 0,
-      rssStartBytes: usage?.rssStartBytes ?? 0,
-      rssMaxBytes: usage?.rssMaxBytes ?? 0,
-      rssEndBytes: usage?.rssEndBytes ?? 0,
+    service: serviceUsage(service, usage, {
       cpuMsPer1kEvents:
         usage && deliveredInWindow > 0
           ? Math.round((usage.cpuMsTotal / deliveredInWindow) * 1000 * 100) / 100
           : null,
       eventLoopLagP99Ms: lagSeconds === undefined ? null : Math.round(lagSeconds * 1e5) / 100,
-      samples: usage?.samples ?? [],
-    },
+    }),
     generator: {
       cpuPctAvg: genUsage.cpuPctAvg,
       eventLoopDelayP99Ms: genUsage.eventLoopDelayP99Ms,

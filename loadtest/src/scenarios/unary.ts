@@ -9,7 +9,7 @@ import { AdminClient, orderId } from '../service/admin';
 import { distribution } from '../stats/distribution';
 import { LatencyRecorder } from '../stats/latency';
 import { GeneratorMonitor, UsageSampler } from '../sampling/sampler';
-import type { RunResult } from './result';
+import { serviceUsage, type RunResult } from './result';
 import type { Scenario } from './scenario';
 
 export const UNARY_CALLS = 500;
@@ -140,20 +140,12 @@ export const unary: Scenario = {
             perSec: Math.round((latency.count / totalMs) * 1000),
             expectedPerSec: 0,
           },
-          service: {
-            pid: service.pid,
-            pinned: service.pinned,
-            cpuPctAvg: usage?.cpuPctAvg ?? 0,
-            cpuPctMax: usage?.cpuPctMax ?? 0,
-            rssStartBytes: usage?.rssStartBytes ?? 0,
-            rssMaxBytes: usage?.rssMaxBytes ?? 0,
-            rssEndBytes: usage?.rssEndBytes ?? 0,
+          service: serviceUsage(service, usage, {
             cpuMsPer1kEvents: usage
               ? Math.round((usage.cpuMsTotal / calls) * 1000 * 100) / 100
               : null,
             eventLoopLagP99Ms: null,
-            samples: usage?.samples ?? [],
-          },
+          }),
           generator: {
             cpuPctAvg: g.cpuPctAvg,
             eventLoopDelayP99Ms: g.eventLoopDelayP99Ms,
