@@ -2,11 +2,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer, testToken } from '../support/auth';
 import { Canary } from './support/canary';
-import {
-  grpcH2OpenAndCancel,
-  h2OpenAndCancel,
-  socketIoSubscribeAndLeave,
-} from './support/cancel-floods';
+import { h2OpenAndCancel, socketIoSubscribeAndLeave } from './support/cancel-floods';
 import {
   connectionsLeftAtDrain,
   startHostileService,
@@ -120,12 +116,7 @@ describe('open-and-cancel floods (issue 10, 1b)', () => {
     const grpcSession = await h2Session(`http://${service.grpcAddress}`);
     try {
       await during('flood-grpc', 'grpc', (token) =>
-        grpcH2OpenAndCancel(
-          grpcSession,
-          grpcSubscribeHeaders(token),
-          grpcSubscribeBody(ORDER),
-          FLOOD,
-        ),
+        h2OpenAndCancel(grpcSession, grpcSubscribeHeaders(token), FLOOD, grpcSubscribeBody(ORDER)),
       );
     } finally {
       grpcSession.destroy();

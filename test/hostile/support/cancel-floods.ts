@@ -19,13 +19,23 @@ async function cancelPoint(i: number): Promise<void> {
 }
 
 /**
- * Opens `count` HTTP/2 streams on `session` and cancels each (RST_STREAM CANCEL) right
- * after its HEADERS went out, one after the other, then waits until every one is closed.
+ * Opens `count` HTTP/2 streams on `session` (HEADERS, then `body` if given) and resets
+ * each (RST_STREAM CANCEL) at a `cancelPoint`, one after the other, often before the
+ * server has authenticated it; then waits until every one is closed. A GET unless the
+ * headers say otherwise.
+ *
+ * gRPC goes through here too, as raw HTTP/2 rather than grpc-js: grpc-js 1.14's client
+ * reports CANCELLED at once when `cancel()` lands while it is still generating the
+ * call's metadata, yet goes on to open the HTTP/2 stream and read it (seen with
+ * GRPC_TRACE=subchannel_call: no RST_STREAM is ever sent). The server then rightly
+ * serves a stream that is open at the HTTP/2 level, so such a flood cannot tell a
+ * server leak from a client that never left.
  */
 export async function h2OpenAndCancel(
   session: ClientHttp2Session,
-  headers: Record<string, string>,
+  headers: OutgoingHttpHeaders,
   count: number,
+  body?: Buffer,
 ): Promise<void> {
   const closed: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
@@ -36,36 +46,7 @@ export async function h2OpenAndCancel(
     // session's flow-control window (and with it this client's own RST_STREAMs).
     req.resume();
     closed.push(once(req, 'close', SETTLE_TIMEOUT_MS));
-    await cancelPoint(i);
-    req.close(h2.NGHTTP2_CANCEL);
-  }
-  await Promise.all(closed);
-}
-
-/**
- * Starts `count` gRPC Subscribe calls on a raw HTTP/2 session (HEADERS, the request
- * message, END_STREAM) and resets each (RST_STREAM CANCEL) at a `cancelPoint`, often
- * before the server has authenticated it.
- *
- * Raw, not grpc-js: grpc-js 1.14's client reports CANCELLED at once when `cancel()` lands
- * while it is still generating the call's metadata, yet goes on to open the HTTP/2
- * stream and read it (seen with GRPC_TRACE=subchannel_call: no RST_STREAM is ever sent).
- * The server then rightly serves a stream that is open at the HTTP/2 level, so such a
- * flood cannot tell a server leak from a client that never left.
- */
-export async function grpcH2OpenAndCancel(
-  session: ClientHttp2Session,
-  headers: OutgoingHttpHeaders,
-  body: Buffer,
-  count: number,
-): Promise<void> {
-  const closed: Promise<unknown>[] = [];
-  for (let i = 0; i < count; i++) {
-    const req = session.request(headers);
-    req.on('error', () => undefined);
-    req.resume();
-    closed.push(once(req, 'close', SETTLE_TIMEOUT_MS));
-    req.end(body);
+    if (body !== undefined) req.end(body);
     await cancelPoint(i);
     req.close(h2.NGHTTP2_CANCEL);
   }
