@@ -233,6 +233,27 @@ describe('streamLifecycle', () => {
     expect(h.held()).toEqual(NOTHING);
   });
 
+  it('client leaves while an async slot is being taken: the slot is given back at once', async () => {
+    let granted!: (release: () => void) => void;
+    let released = 0;
+    const lifecycle$ = streamLifecycle<StreamHandle>(
+      {
+        transport: 't',
+        port: { watchGone: () => () => {}, destroy: () => {} },
+        authorize: () => Promise.resolve(),
+        acquireSlot: () => new Promise((resolve) => (granted = resolve)),
+        open: () => Promise.resolve({ close: () => {} }),
+      },
+      { gauge: { connectionOpened: () => {}, connectionClosed: () => {} } },
+    );
+    const sub = lifecycle$.subscribe();
+    await flush();
+    sub.unsubscribe();
+    granted(() => released++);
+    await flush();
+    expect(released).toBe(1);
+  });
+
   it('unsubscribing (shutdown) releases everything once', async () => {
     const h = harness();
     const sub = h.lifecycle$.subscribe();

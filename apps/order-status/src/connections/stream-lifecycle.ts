@@ -51,8 +51,11 @@ export interface StreamPlan<H extends StreamHandle> {
   readonly port: ConnectionPort;
   /** Per-order authorization (NotFound, PermissionDenied); runs before anything is taken. */
   authorize(): Promise<unknown>;
-  /** Takes a connection slot (ResourceExhausted); returns its release. */
-  acquireSlot(): () => void;
+  /**
+   * Takes a connection slot (ResourceExhausted); returns its release. May be async (a
+   * slot counted in a shared store).
+   */
+  acquireSlot(): (() => void) | Promise<() => void>;
   /** Opens the stream (usually a bus subscription writing to the transport). */
   open(ctx: StreamContext): Promise<H>;
 }
@@ -121,7 +124,13 @@ export function streamLifecycle<H extends StreamHandle>(
     const run = async () => {
       await plan.authorize();
       if (subscriber.closed) return;
-      releaseSlot = plan.acquireSlot();
+      const release = await plan.acquireSlot();
+      // The client may have left while a shared store counted the slot.
+      if (subscriber.closed) {
+        release();
+        return;
+      }
+      releaseSlot = release;
       const opened = await plan.open(ctx);
       // The client may have left while the stream was opening (the replay is read
       // asynchronously): the handle is released at once.
