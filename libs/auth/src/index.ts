@@ -5,6 +5,7 @@ export * from './bearer';
 export * from './token-verifier';
 export * from './order-access';
 export * from './stream-tickets';
+export * from './ticket-codec';
 export * from './connection-limiter';
 export * from './dev-token';
 export * from './redact';

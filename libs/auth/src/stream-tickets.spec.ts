@@ -1,8 +1,9 @@
 import { ErrorCode } from '@app/contracts';
-import { ConnectionLimiter } from './connection-limiter';
+import { InMemoryConnectionLimiter } from './connection-limiter';
 import type { Principal } from './principal';
 import { Scope } from './scopes';
-import { StreamTicketStore } from './stream-tickets';
+import { InMemoryStreamTicketStore, isWellFormedTicket } from './stream-tickets';
+import { decodeTicketEntry, encodeTicketEntry } from './ticket-codec';
 import { authorizeRead } from './order-access';
 import { redactUrl } from './redact';
 
@@ -12,48 +13,63 @@ const alice: Principal = {
   expiresAtMs: Date.now() + 3_600_000,
 };
 
-describe('StreamTicketStore', () => {
-  it('redeems a ticket once, for its order, before it expires', () => {
+describe('InMemoryStreamTicketStore', () => {
+  it('redeems a ticket once, for its order, before it expires', async () => {
     let now = 1_000;
-    const store = new StreamTicketStore({ ttlMs: 500, now: () => now });
-    const a = store.issue(alice, 'o-1');
-    expect(store.redeem(a.ticket, 'o-1')).toBe(alice);
-    expect(() => store.redeem(a.ticket, 'o-1')).toThrow(
-      expect.objectContaining({ code: ErrorCode.Unauthenticated }),
-    );
-    const b = store.issue(alice, 'o-1');
+    const store = new InMemoryStreamTicketStore({ ttlMs: 500, now: () => now });
+    const a = await store.issue(alice, 'o-1');
+    expect(isWellFormedTicket(a.ticket)).toBe(true);
+    await expect(store.redeem(a.ticket, 'o-1')).resolves.toBe(alice);
+    await expect(store.redeem(a.ticket, 'o-1')).rejects.toMatchObject({
+      code: ErrorCode.Unauthenticated,
+    });
+    const b = await store.issue(alice, 'o-1');
     now += 500;
-    expect(() => store.redeem(b.ticket, 'o-1')).toThrow(/unknown, used or expired/);
-    const c = store.issue(alice, 'o-1');
-    expect(() => store.redeem(c.ticket, 'o-2')).toThrow(/another order/);
-    expect(() => store.redeem(c.ticket, 'o-1')).toThrow(/unknown, used or expired/);
+    await expect(store.redeem(b.ticket, 'o-1')).rejects.toThrow(/unknown, used or expired/);
+    const c = await store.issue(alice, 'o-1');
+    await expect(store.redeem(c.ticket, 'o-2')).rejects.toThrow(/another order/);
+    await expect(store.redeem(c.ticket, 'o-1')).rejects.toThrow(/unknown, used or expired/);
     expect(store.size).toBe(0);
   });
 
-  it('never outlives the token and bounds tickets per subject', () => {
-    const store = new StreamTicketStore({ ttlMs: 60_000, maxPerSubject: 2 });
+  it('never outlives the token and bounds tickets per subject', async () => {
+    const store = new InMemoryStreamTicketStore({ ttlMs: 60_000, maxPerSubject: 2 });
     const shortLived = { ...alice, expiresAtMs: Date.now() + 1_000 };
-    expect(store.issue(shortLived, 'o').expiresAtMs).toBe(shortLived.expiresAtMs);
-    store.issue(alice, 'o');
-    expect(() => store.issue(alice, 'o')).toThrow(
-      expect.objectContaining({ code: ErrorCode.ResourceExhausted }),
-    );
+    expect((await store.issue(shortLived, 'o')).expiresAtMs).toBe(shortLived.expiresAtMs);
+    await store.issue(alice, 'o');
+    await expect(store.issue(alice, 'o')).rejects.toMatchObject({
+      code: ErrorCode.ResourceExhausted,
+    });
   });
 });
 
-describe('ConnectionLimiter', () => {
-  it('refuses the slot over the limit and frees it on release (idempotently)', () => {
-    const limiter = new ConnectionLimiter(2);
+describe('ticket entries outside the process', () => {
+  it('round-trip, and anything malformed is no ticket', () => {
+    const entry = { principal: alice, orderId: 'o-1', expiresAtMs: 123 };
+    const back = decodeTicketEntry(encodeTicketEntry(entry));
+    expect(back).toEqual(entry);
+    expect(back?.principal.scopes).toEqual(new Set([Scope.OrdersRead]));
+    for (const bad of ['', 'null', '{}', '[1]', '{"sub":1}', 'not json']) {
+      expect(decodeTicketEntry(bad)).toBeUndefined();
+    }
+    expect(isWellFormedTicket('short')).toBe(false);
+    expect(isWellFormedTicket(`${'a'.repeat(42)}}`)).toBe(false);
+  });
+});
+
+describe('InMemoryConnectionLimiter', () => {
+  it('refuses the slot over the limit, with retry advice, and frees it on release (idempotently)', () => {
+    const limiter = new InMemoryConnectionLimiter(2);
     const r1 = limiter.acquire('a');
     limiter.acquire('a');
     expect(() => limiter.acquire('a')).toThrow(
-      expect.objectContaining({ code: ErrorCode.ResourceExhausted }),
+      expect.objectContaining({ code: ErrorCode.ResourceExhausted, retryAfterMs: 5_000 }),
     );
     limiter.acquire('b');
     r1();
     r1();
     expect(limiter.count('a')).toBe(1);
-    expect(new ConnectionLimiter(0).acquire('x')).toEqual(expect.any(Function));
+    expect(new InMemoryConnectionLimiter(0).acquire('x')).toEqual(expect.any(Function));
   });
 });
 

@@ -1,21 +1,34 @@
 import { readFile } from 'node:fs/promises';
-import { Global, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { ConnectionLimiter, StreamTicketStore, TokenVerifier, type JsonWebKeySet } from '@app/auth';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { AUTH_STATE, createAuthState, type AuthState } from './auth-state';
 import { AuthService } from './auth.service';
 import { DevTokenController } from './dev-token.controller';
 import { HttpAuthGuard } from './http-auth.guard';
 import { PublishRateLimiter } from './publish-rate.limiter';
 import { StreamTicketsController } from './stream-tickets.controller';
 
+/** Closes the auth state (and its Redis connection) when the application shuts down. */
+@Injectable()
+class AuthStateCloser implements OnApplicationShutdown {
+  constructor(@Inject(AUTH_STATE) private readonly state: AuthState) {}
+
+  onApplicationShutdown(): Promise<void> {
+    return this.state.close();
+  }
+}
+
 /**
  * Authentication and limits for the whole service (global, so every transport module
  * can inject AuthService and the limiters): the token verifier, the stream tickets, the
  * per-principal connection and publish-rate limits, and the HTTP guard (APP_GUARD: every
- * HTTP route needs a token unless marked @Public()).
+ * HTTP route needs a token unless marked @Public()). Tickets and limits live in the
+ * auth state (auth-state.ts): in this process, or in Redis whenever the store is, so
+ * that every instance behind a balancer sees the same ones.
  */
 @Global()
 @Module({
@@ -40,18 +53,23 @@ import { StreamTicketsController } from './stream-tickets.controller';
       },
       inject: [APP_CONFIG],
     },
+    { provide: AUTH_STATE, useFactory: createAuthState, inject: [APP_CONFIG] },
+    AuthStateCloser,
     {
       provide: StreamTicketStore,
-      useFactory: (config: AppConfig) => new StreamTicketStore({ ttlMs: config.auth.ticketTtlMs }),
-      inject: [APP_CONFIG],
+      useFactory: (state: AuthState) => state.tickets,
+      inject: [AUTH_STATE],
     },
     {
       provide: ConnectionLimiter,
-      useFactory: (config: AppConfig) =>
-        new ConnectionLimiter(config.limits.connectionsPerPrincipal),
-      inject: [APP_CONFIG],
+      useFactory: (state: AuthState) => state.connections,
+      inject: [AUTH_STATE],
     },
-    ThrottlerStorageService,
+    {
+      provide: ThrottlerStorage,
+      useFactory: (state: AuthState) => state.rateStorage,
+      inject: [AUTH_STATE],
+    },
     AuthService,
     PublishRateLimiter,
     { provide: APP_GUARD, useClass: HttpAuthGuard },

@@ -9,6 +9,7 @@ import {
   parseBearer,
   TokenVerifier,
   type Principal,
+  type ReleaseSlot,
 } from '@app/auth';
 import type { OrderSnapshot } from '@app/contracts';
 import { OrderStore } from '@app/event-bus';
@@ -94,9 +95,12 @@ export class AuthService {
 
   /**
    * Takes one of the principal's connection slots for an open stream; call the returned
-   * function when it closes. @throws GatewayError ResourceExhausted over the limit.
+   * function when it closes. Synchronous with the in-process limiter, a promise with the
+   * shared (Redis) one.
+   * @throws GatewayError ResourceExhausted over the limit, Unavailable when the shared
+   *   count cannot be reached.
    */
-  acquireConnection(principal: Principal): () => void {
+  acquireConnection(principal: Principal): ReleaseSlot | Promise<ReleaseSlot> {
     return this.limiter.acquire(principal.subject);
   }
 }

@@ -72,7 +72,7 @@ export class HttpAuthGuard implements CanActivate {
     }
     if (ticket !== undefined) {
       try {
-        return this.redeem(req, ticket);
+        return await this.redeem(req, ticket);
       } catch (err) {
         this.auth.recordFailure(transport, err);
         throw err;
@@ -81,8 +81,11 @@ export class HttpAuthGuard implements CanActivate {
     return this.auth.authenticate(cookie, transport);
   }
 
-  /** A single-use stream ticket, for this request's order only. */
-  private redeem(req: FastifyRequest, ticket: unknown): Principal {
+  /**
+   * A single-use stream ticket, for this request's order only (redeemed in the shared
+   * store when there is one, so on any instance).
+   */
+  private redeem(req: FastifyRequest, ticket: unknown): Promise<Principal> {
     const orderId = (req.params as Record<string, unknown> | undefined)?.orderId;
     if (typeof ticket !== 'string' || typeof orderId !== 'string') {
       throw new GatewayError(ErrorCode.Unauthenticated, 'malformed stream ticket');

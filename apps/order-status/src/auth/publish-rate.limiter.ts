@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import type { Principal } from '@app/auth';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
@@ -11,12 +11,14 @@ const THROTTLER_NAME = 'publish';
  * Publish rate per principal (`LIMIT_PUBLISH_PER_WINDOW` per `LIMIT_PUBLISH_WINDOW_MS`),
  * shared by REST and gRPC publishes. It uses @nestjs/throttler's storage directly rather
  * than its guard: the guard only understands HTTP requests and keys by IP, while this
- * limit is per token subject and must count both transports in one bucket.
+ * limit is per token subject and must count both transports in one bucket. The storage
+ * is the auth state's: in memory, or in Redis (shared by every instance) when Redis is
+ * configured, where an outage answers Unavailable.
  */
 @Injectable()
 export class PublishRateLimiter {
   constructor(
-    @Inject(ThrottlerStorageService) private readonly storage: ThrottlerStorageService,
+    @Inject(ThrottlerStorage) private readonly storage: ThrottlerStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

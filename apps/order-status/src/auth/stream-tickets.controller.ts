@@ -32,8 +32,9 @@ export interface SessionBody {
  * cross-site by a cookie alone).
  *
  * - `POST /v1/stream-tickets {orderId}`: a single-use ticket for one order's stream,
- *   valid a few seconds (`AUTH_STREAM_TICKET_TTL_S`), for `...stream?ticket=`. Never a
- *   long-lived token in a URL: URLs land in logs and histories.
+ *   valid a few seconds (`AUTH_STREAM_TICKET_TTL_S`), for `...stream?ticket=`, on any
+ *   instance when Redis is configured. Never a long-lived token in a URL: URLs land in
+ *   logs and histories.
  * - `POST /v1/session`: sets the token as an HttpOnly, SameSite=Strict cookie scoped to
  *   `/v1/`, which EventSource sends (and re-sends on its automatic reconnects) on a
  *   same-origin stream. `DELETE /v1/session` clears it.
@@ -54,7 +55,7 @@ export class StreamTicketsController {
   ): Promise<StreamTicketBody> {
     // Checked now as well as when the stream opens: no ticket for someone else's order.
     await this.auth.authorizeRead(principal, body.orderId, 'http');
-    const { ticket, expiresAtMs } = this.tickets.issue(principal, body.orderId);
+    const { ticket, expiresAtMs } = await this.tickets.issue(principal, body.orderId);
     return {
       ticket,
       expiresInS: Math.max(0, Math.floor((expiresAtMs - Date.now()) / 1000)),

@@ -2,6 +2,7 @@ import {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_AUDIENCE,
   DEFAULT_CLOCK_TOLERANCE_S,
+  DEFAULT_CONNECTION_LEASE_MS,
   DEFAULT_ISSUER,
   DEFAULT_JWKS_ALGORITHMS,
   DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL,
@@ -38,6 +39,11 @@ export interface AuthConfig {
 export interface LimitsConfig {
   /** Open streams per principal over every transport (0: unlimited). */
   readonly connectionsPerPrincipal: number;
+  /**
+   * With Redis: how long an instance's share of those counts outlives its last renewal
+   * (renewed every third of it), i.e. how soon the slots of a dead instance come back.
+   */
+  readonly connectionLeaseMs: number;
   /** Orders one socket.io connection may follow at once. */
   readonly subscriptionsPerSocket: number;
   /** Publishes (REST and gRPC) per principal per window. */
@@ -113,6 +119,12 @@ export function readLimitsConfig(r: EnvReader): LimitsConfig {
       DEFAULT_MAX_CONNECTIONS_PER_PRINCIPAL,
       0,
       1_000_000,
+    ),
+    connectionLeaseMs: r.int(
+      'LIMIT_CONNECTION_LEASE_MS',
+      DEFAULT_CONNECTION_LEASE_MS,
+      300,
+      3_600_000,
     ),
     subscriptionsPerSocket: r.int(
       'WS_MAX_SUBSCRIPTIONS_PER_SOCKET',

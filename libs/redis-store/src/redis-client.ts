@@ -1,0 +1,98 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { ErrorCode, GatewayError } from '@app/contracts';
+import {
+  resolveRedisStoreOptions,
+  type RedisStoreOptions,
+  type ResolvedRedisStoreOptions,
+} from './redis-store-options';
+import type { LuaScript } from './redis-scripts';
+
+/** One Redis server or a cluster: the commands used here behave alike on both. */
+export type RedisClient = Redis | Cluster;
+
+/** @default 1_000 ms a graceful QUIT may take before the connection is dropped */
+export const REDIS_QUIT_TIMEOUT_MS = 1_000;
+
+/**
+ * A command connection configured like the order store's: it fails fast while Redis is
+ * away (no offline queue, one retry, a command timeout) and reconnects with a capped
+ * backoff, so a caller gets an error within `commandTimeoutMs` and never waits for an
+ * outage to end. For the service's other shared state (stream tickets, connection counts,
+ * rate limits), which must not queue behind the store's traffic nor hang on it.
+ */
+export function createRedisClient(opts: RedisStoreOptions): {
+  client: RedisClient;
+  options: ResolvedRedisStoreOptions;
+} {
+  const o = resolveRedisStoreOptions(opts);
+  const backoff = (times: number) => Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs);
+  const redisOptions: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: o.commandTimeoutMs,
+    connectTimeout: o.connectTimeoutMs,
+    retryStrategy: backoff,
+  };
+  const client =
+    o.clusterNodes.length > 0
+      ? new Cluster([...o.clusterNodes], {
+          redisOptions,
+          enableOfflineQueue: false,
+          clusterRetryStrategy: backoff,
+        })
+      : new Redis(o.url as string, redisOptions);
+  return { client, options: o };
+}
+
+/**
+ * Runs a script by SHA, loading it on first use (or after a Redis restart, or on a
+ * cluster node that has not seen it yet).
+ */
+export async function runScript(
+  client: RedisClient,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(script.sha1, script.numberOfKeys, ...keys, ...args);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return client.eval(script.lua, script.numberOfKeys, ...keys, ...args);
+  }
+}
+
+/**
+ * Any Redis failure as Unavailable (503 / UNAVAILABLE) naming `what`: clients retry, the
+ * service stays up. A GatewayError passes through.
+ */
+export async function unavailableOnFailure<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError(
+      ErrorCode.Unavailable,
+      `${what} unavailable: ${err instanceof Error ? err.message : String(err)}`,
+      1_000,
+    );
+  }
+}
+
+/** QUIT, bounded: a Redis that does not answer is disconnected instead of waited for. */
+export async function closeRedisClient(
+  client: RedisClient,
+  timeoutMs = REDIS_QUIT_TIMEOUT_MS,
+): Promise<void> {
+  if (client.status === 'end') return;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.quit().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
+}
