@@ -25,15 +25,24 @@ describe('RedisOrderStore', () => {
   });
   afterAll(() => redis.shutdown());
 
-  it('assigns seqs, keeps the snapshot and notifies every instance', async () => {
+  it('assigns seqs, keeps the snapshot and notifies the instances that watch the order', async () => {
     const a = await open();
     const b = await open();
+    const c = await open();
+    await b.watch('o1');
+    await c.watch('other');
+    const notForC: unknown[] = [];
+    c.events$.subscribe((e) => notForC.push(e));
     const seen = firstValueFrom(b.events$.pipe(take(2), toArray()));
     const created = await a.publish({ orderId: 'o1', status: OrderStatus.Created });
     const paid = await a.publish({ orderId: 'o1', status: OrderStatus.Paid, paddingBytes: 4 });
     expect(created.seq).toBe(1);
     expect(paid).toMatchObject({ seq: 2, status: OrderStatus.Paid, padding: 'xxxx' });
     expect(await seen).toEqual([created, paid]);
+    // c follows another order: o1's events never reach it (per-order channels).
+    expect(notForC).toEqual([]);
+    c.unwatch('other');
+    b.unwatch('o1');
     expect(await b.getSnapshot('o1')).toEqual({
       orderId: 'o1',
       status: OrderStatus.Paid,

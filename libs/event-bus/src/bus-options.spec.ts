@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CHANNEL_IDLE_MS,
   DEFAULT_MAX_STREAM_AGE_JITTER_MS,
   DEFAULT_MAX_STREAM_AGE_MS,
   DEFAULT_OVERFLOW_POLICY,
@@ -18,6 +19,7 @@ describe('resolveEventBusOptions', () => {
       overflowPolicy: DEFAULT_OVERFLOW_POLICY,
       maxStreamAgeMs: DEFAULT_MAX_STREAM_AGE_MS,
       maxStreamAgeJitterMs: DEFAULT_MAX_STREAM_AGE_JITTER_MS,
+      channelIdleMs: DEFAULT_CHANNEL_IDLE_MS,
     });
     expect(DEFAULT_OVERFLOW_POLICY).toBe(OverflowPolicy.Conflate);
   });
@@ -31,6 +33,7 @@ describe('resolveEventBusOptions', () => {
         overflowPolicy: OverflowPolicy.Disconnect,
         maxStreamAgeMs: 0,
         maxStreamAgeJitterMs: 0,
+        channelIdleMs: 0,
       }),
     ).toEqual({
       ringSize: 1,
@@ -39,6 +42,7 @@ describe('resolveEventBusOptions', () => {
       overflowPolicy: OverflowPolicy.Disconnect,
       maxStreamAgeMs: 0,
       maxStreamAgeJitterMs: 0,
+      channelIdleMs: 0,
     });
   });
 
@@ -46,6 +50,7 @@ describe('resolveEventBusOptions', () => {
     [{ ringSize: 0 }, 'ringSize'],
     [{ ringSize: 1.5 }, 'ringSize'],
     [{ queueCapacity: 0 }, 'queueCapacity'],
+    [{ channelIdleMs: -1 }, 'channelIdleMs'],
     [{ queueCapacity: NaN }, 'queueCapacity'],
     [{ ringMaxAgeMs: 0 }, 'ringMaxAgeMs'],
     [{ ringMaxAgeMs: NaN }, 'ringMaxAgeMs'],

@@ -19,6 +19,13 @@ export const DEFAULT_QUEUE_CAPACITY = 64;
 /** @default OverflowPolicy.Conflate */
 export const DEFAULT_OVERFLOW_POLICY = OverflowPolicy.Conflate;
 
+/**
+ * @default 30_000 ms an order's channel (ring, snapshot, and with a shared store its
+ * subscription) stays after its last local subscriber left: a reconnecting client finds
+ * it warm, and a long-running instance does not keep every order it ever served.
+ */
+export const DEFAULT_CHANNEL_IDLE_MS = 30_000;
+
 /** @default 300_000 ms: streams end with `max_age` after this long (0: never) */
 export const DEFAULT_MAX_STREAM_AGE_MS = 300_000;
 /** @default 30_000 ms of random extra age per stream */
@@ -37,6 +44,8 @@ export interface EventBusOptions {
   maxStreamAgeMs?: number;
   /** Random extra age per stream, 0..this, in ms. @default 30_000 */
   maxStreamAgeJitterMs?: number;
+  /** How long a channel without local subscribers is kept, in ms. @default 30_000 */
+  channelIdleMs?: number;
 }
 
 export interface ResolvedEventBusOptions {
@@ -46,6 +55,7 @@ export interface ResolvedEventBusOptions {
   readonly overflowPolicy: OverflowPolicy;
   readonly maxStreamAgeMs: number;
   readonly maxStreamAgeJitterMs: number;
+  readonly channelIdleMs: number;
 }
 
 export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEventBusOptions {
@@ -56,6 +66,7 @@ export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEven
     overflowPolicy: opts.overflowPolicy ?? DEFAULT_OVERFLOW_POLICY,
     maxStreamAgeMs: opts.maxStreamAgeMs ?? DEFAULT_MAX_STREAM_AGE_MS,
     maxStreamAgeJitterMs: opts.maxStreamAgeJitterMs ?? DEFAULT_MAX_STREAM_AGE_JITTER_MS,
+    channelIdleMs: opts.channelIdleMs ?? DEFAULT_CHANNEL_IDLE_MS,
   };
   // Programmer errors: config validation has already rejected bad environment values.
   if (!Number.isInteger(resolved.ringSize) || resolved.ringSize < 1) {
@@ -68,6 +79,7 @@ export function resolveEventBusOptions(opts: EventBusOptions = {}): ResolvedEven
   if (!(resolved.maxStreamAgeMs >= 0) || !(resolved.maxStreamAgeJitterMs >= 0)) {
     throw new TypeError('maxStreamAgeMs and maxStreamAgeJitterMs must be >= 0');
   }
+  if (!(resolved.channelIdleMs >= 0)) throw new TypeError('channelIdleMs must be >= 0');
   if (!OVERFLOW_POLICIES.includes(resolved.overflowPolicy)) {
     throw new TypeError(`overflowPolicy must be one of ${OVERFLOW_POLICIES.join(', ')}`);
   }

@@ -8,6 +8,11 @@ import { OverflowPolicy } from './bus-options';
 export class BusStats {
   /** Events received from the store and fanned out. */
   eventsIngested = 0;
+  /**
+   * Events of orders this instance no longer serves, from a routing store: messages that
+   * crossed an unsubscribe (anything more means the routing is off).
+   */
+  eventsNotServed = 0;
   /** Events received twice from the store (already seen seq), ignored. */
   duplicatesIgnored = 0;
   /** Items handed to a transport's sink. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { filter, type Observable } from 'rxjs';
 import {
   cursorAfter,
   ErrorCode,
@@ -8,6 +9,7 @@ import {
   ResetReason,
   SkipReason,
   StreamEndReason,
+  type OrderStatusChanged,
   type StreamItem,
 } from '@app/contracts';
 import { OverflowPolicy, type EventBusOptions } from './bus-options';
@@ -569,37 +571,102 @@ describe('OrderEventBus', () => {
     });
   });
 
-  describe('eviction of finished orders', () => {
+  describe('eviction of idle channels', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    it('forgets a finished order after ringMaxAgeMs', () => {
-      make({ ringMaxAgeMs: 1_000 });
+    it('forgets an order nobody follows channelIdleMs after it was last seen', () => {
+      make({ channelIdleMs: 1_000 });
       publish('o', 1, OrderStatus.Created);
-      publish('o', 1, OrderStatus.Cancelled);
-      publish('live', 1, OrderStatus.Created);
+      jest.advanceTimersByTime(500);
+      publish('other', 1, OrderStatus.Created);
       expect(bus.orderCount).toBe(2);
-      jest.advanceTimersByTime(999);
-      expect(bus.orderCount).toBe(2);
-      jest.advanceTimersByTime(1);
+      jest.advanceTimersByTime(500);
       expect(bus.orderCount).toBe(1);
+      jest.advanceTimersByTime(500);
+      expect(bus.orderCount).toBe(0);
     });
 
-    it('also forgets it when a subscriber was still draining at that time', async () => {
-      make({ ringMaxAgeMs: 1_000 });
+    it('keeps a channel while it has subscribers, and channelIdleMs after the last left', async () => {
+      make({ channelIdleMs: 1_000 });
       publish('o', 1, OrderStatus.Created);
       const sink = new RecordingSink();
-      sink.accept = () => false;
+      sink.accept = () => false; // still draining: in use all the same
       const sub = await bus.open('o', 0, sink);
-      publish('o', 1, OrderStatus.Delivered);
-      jest.advanceTimersByTime(1_000);
-      expect(bus.orderCount).toBe(1); // still in use
+      jest.advanceTimersByTime(5_000);
+      expect(bus.orderCount).toBe(1);
       sub.close();
+      jest.advanceTimersByTime(999);
+      expect(bus.orderCount).toBe(1);
+      // A reconnect within the linger finds the channel warm and stops the eviction.
+      const again = await bus.open('o', 1, new RecordingSink());
+      jest.advanceTimersByTime(5_000);
+      expect(bus.orderCount).toBe(1);
+      again.close();
       jest.advanceTimersByTime(1_000);
       expect(bus.orderCount).toBe(0);
     });
+
+    it('a routing store: watched on the first subscriber, unwatched after the linger, other orders never kept', async () => {
+      bus.stop();
+      const routing = new RoutingStore();
+      store = routing;
+      bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
+      bus.start();
+      routing.publishNow('o', OrderStatus.Created);
+      routing.publishNow('elsewhere', OrderStatus.Created);
+      expect(bus.orderCount).toBe(0);
+      const [a, b] = [new RecordingSink(), new RecordingSink()];
+      const subs = await Promise.all([bus.open('o', 0, a), bus.open('o', 0, b)]);
+      expect(routing.calls).toEqual(['watch o']);
+      routing.publishNow('o', OrderStatus.Paid);
+      expect(a.seqs).toEqual([1, 2]);
+      for (const sub of subs) sub.close();
+      jest.advanceTimersByTime(1_000);
+      expect(routing.calls).toEqual(['watch o', 'unwatch o']);
+      expect(bus.orderCount).toBe(0);
+    });
+
+    it('a routing store that cannot subscribe: the open fails and nothing stays behind', async () => {
+      bus.stop();
+      const routing = new RoutingStore();
+      routing.failWatch = true;
+      store = routing;
+      bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
+      bus.start();
+      routing.publishNow('o', OrderStatus.Created);
+      await expect(bus.open('o', 0, new RecordingSink())).rejects.toBeInstanceOf(GatewayError);
+      expect(bus.subscriberCount()).toBe(0);
+      expect(bus.orderCount).toBe(0);
+      expect(routing.calls).toEqual(['watch o', 'unwatch o']);
+    });
   });
 });
+
+/** A store that routes like the Redis store: only watched orders reach the bus. */
+class RoutingStore extends ControlledStore {
+  readonly calls: string[] = [];
+  failWatch = false;
+  private readonly watched = new Set<string>();
+  // Field initializers run after ControlledStore's: this.events$ is still its feed here.
+  readonly events$: Observable<OrderStatusChanged> = this.onlyWatched();
+
+  private onlyWatched(): Observable<OrderStatusChanged> {
+    return this.events$.pipe(filter((e) => this.watched.has(e.orderId)));
+  }
+
+  async watch(orderId: string): Promise<void> {
+    this.calls.push(`watch ${orderId}`);
+    await Promise.resolve();
+    if (this.failWatch) throw new GatewayError(ErrorCode.Unavailable, 'feed is down');
+    this.watched.add(orderId);
+  }
+
+  unwatch(orderId: string): void {
+    this.calls.push(`unwatch ${orderId}`);
+    this.watched.delete(orderId);
+  }
+}
 
 describe('the replay/live race', () => {
   // The example-based cases share one store and bus; the property below makes its own

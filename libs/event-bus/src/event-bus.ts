@@ -58,7 +58,15 @@ interface OrderChannel {
   readonly ring: ReplayRing;
   readonly subscribers: Set<Subscriber>;
   snapshot: OrderSnapshot | undefined;
+  /** Runs while the channel has no subscribers: it goes when this fires. */
   evictTimer?: NodeJS.Timeout;
+  /**
+   * With a routing store: resolves once the store's feed carries this order's events;
+   * every open awaits it before reading the snapshot and history.
+   */
+  readonly watching: Promise<void> | undefined;
+  /** The store could not subscribe: the channel is dropped with its last subscriber. */
+  watchFailed?: boolean;
   /**
    * Set while the channel is being repaired from the store (a backfill or a resync):
    * live events that arrive meanwhile wait here, so subscribers still get them in order.
@@ -76,6 +84,13 @@ interface OrderChannel {
  * The one event bus. It feeds from the store's event stream and fans each event out to
  * that order's subscribers only: channels are indexed by order id, so publishing costs
  * O(subscribers of the order), never O(all subscribers).
+ *
+ * A channel exists while the order has local subscribers, and `channelIdleMs` after the
+ * last one left (or, with an in-process store that sends every order, after its last
+ * event with nobody following it); the store holds the history. With a routing store
+ * (`watch`/`unwatch`, the Redis store) the instance does not even receive other orders'
+ * events: memory and ingest grow with this instance's subscribers, not with the orders
+ * in the system.
  */
 export class OrderEventBus {
   readonly stats = new BusStats();
@@ -105,8 +120,7 @@ export class OrderEventBus {
     this.resyncFeed?.unsubscribe();
     this.resyncFeed = undefined;
     this.endAll(reason);
-    for (const ch of this.channels.values()) clearTimeout(ch.evictTimer);
-    this.channels.clear();
+    for (const [orderId, ch] of this.channels) this.forget(orderId, ch);
   }
 
   /**
@@ -157,7 +171,18 @@ export class OrderEventBus {
    * live events of that order wait behind them, so nobody sees a gap that history can fill.
    */
   ingest(event: OrderStatusChanged): void {
-    const ch = this.channel(event.orderId);
+    let ch = this.channels.get(event.orderId);
+    if (ch === undefined) {
+      if (this.store.watch !== undefined) {
+        // A routing store only sends watched orders: this message crossed an unsubscribe.
+        this.stats.eventsNotServed++;
+        return;
+      }
+      // An in-process store sends every order: its channel is kept warm like one whose
+      // last subscriber just left, then goes (the store keeps the history).
+      ch = this.channel(event.orderId);
+      this.evictWhenIdle(event.orderId, ch);
+    }
     if (ch.held !== undefined) {
       ch.held.push(event);
       return;
@@ -194,7 +219,6 @@ export class OrderEventBus {
     // Most orders have one subscriber: no copy per event then.
     if (ch.subscribers.size === 1) for (const s of ch.subscribers) s.offerLive(event);
     else for (const s of [...ch.subscribers]) s.offerLive(event);
-    if (isTerminalStatus(event.status)) this.scheduleEviction(event.orderId, ch);
   }
 
   /**
@@ -210,6 +234,8 @@ export class OrderEventBus {
     opts: OpenOptions = {},
   ): Promise<BusSubscription> {
     const ch = this.channel(orderId);
+    clearTimeout(ch.evictTimer);
+    ch.evictTimer = undefined;
     const transport = opts.transport ?? 'internal';
     const sub = new Subscriber(
       orderId,
@@ -227,6 +253,12 @@ export class OrderEventBus {
     bump(this.stats.subscriptionsByTransport, transport, 1);
     if (afterSeq > 0) this.stats.resumes++;
     try {
+      if (ch.watching !== undefined) {
+        await ch.watching.catch((err: unknown) => {
+          ch.watchFailed = true;
+          throw err;
+        });
+      }
       const snapshot = ch.snapshot ?? (await this.store.getSnapshot(orderId));
       if (snapshot === undefined)
         throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
@@ -272,8 +304,7 @@ export class OrderEventBus {
         continue;
       }
       if (ch.subscribers.size === 0) {
-        clearTimeout(ch.evictTimer);
-        this.channels.delete(orderId);
+        this.forget(orderId, ch);
         continue;
       }
       ch.held = [];
@@ -442,7 +473,10 @@ export class OrderEventBus {
         ring: new ReplayRing(this.options.ringSize, this.options.ringMaxAgeMs),
         subscribers: new Set(),
         snapshot: undefined,
+        watching: this.store.watch?.(orderId),
       };
+      // Handled by every open that awaits it; this keeps a rejection nobody awaits quiet.
+      ch.watching?.catch(() => {});
       this.channels.set(orderId, ch);
     }
     return ch;
@@ -454,20 +488,30 @@ export class OrderEventBus {
       this.total--;
       bump(this.stats.subscriptionsByTransport, sub.transport, -1);
     }
-    // A channel opened for an unknown order holds nothing worth keeping.
-    if (ch && ch.subscribers.size === 0 && ch.snapshot === undefined) this.channels.delete(orderId);
+    if (ch === undefined || ch.subscribers.size > 0) return;
+    // A channel opened for an unknown order, or one the store could not subscribe to,
+    // holds nothing worth keeping; any other stays warm for a while.
+    if (ch.snapshot === undefined || ch.watchFailed === true || this.options.channelIdleMs === 0) {
+      this.forget(orderId, ch);
+      return;
+    }
+    this.evictWhenIdle(orderId, ch);
   }
 
-  /** A finished order's ring stays for resumes during the retention window, then goes. */
-  private scheduleEviction(orderId: string, ch: OrderChannel): void {
+  /** The channel goes after `channelIdleMs` unless a subscriber arrives (open() stops it). */
+  private evictWhenIdle(orderId: string, ch: OrderChannel): void {
     clearTimeout(ch.evictTimer);
     ch.evictTimer = setTimeout(() => {
-      if (this.channels.get(orderId) !== ch) return;
-      if (ch.subscribers.size === 0) this.channels.delete(orderId);
-      // Still in use (e.g. a subscriber waiting for drain): try again later, or the
-      // channel would never be evicted once that subscriber leaves.
-      else this.scheduleEviction(orderId, ch);
-    }, this.options.ringMaxAgeMs);
+      if (this.channels.get(orderId) === ch && ch.subscribers.size === 0) this.forget(orderId, ch);
+    }, this.options.channelIdleMs);
     ch.evictTimer.unref();
+  }
+
+  /** Drops a channel and, with a routing store, its subscription. */
+  private forget(orderId: string, ch: OrderChannel): void {
+    clearTimeout(ch.evictTimer);
+    if (this.channels.get(orderId) !== ch) return;
+    this.channels.delete(orderId);
+    this.store.unwatch?.(orderId);
   }
 }

@@ -31,7 +31,20 @@ describe('InMemoryOrderStore', () => {
     expect(store.getSnapshotSync('b')).toMatchObject({ lastSeq: 1, status: 'created' });
     expect(await store.getSnapshot('c')).toBeUndefined();
     expect(store.orderCount).toBe(2);
-    expect(await store.readHistory()).toBeUndefined();
+    expect(await store.readHistory('c', 0)).toBeUndefined();
+  });
+
+  it('keeps each order its last historySize events for resumes', async () => {
+    const small = new InMemoryOrderStore({ historySize: 2 });
+    const a1 = small.publishSync({ orderId: 'a', status: OrderStatus.Created });
+    const a2 = small.publishSync({ orderId: 'a', status: OrderStatus.Paid });
+    const a3 = small.publishSync({ orderId: 'a', status: OrderStatus.Packed });
+    expect(await small.readHistory('a', 1)).toEqual([a2, a3]);
+    expect(await small.readHistory('a', 3)).toEqual([]);
+    // seq 1 is no longer kept: the caller resets the client instead.
+    expect(await small.readHistory('a', 0)).toBeUndefined();
+    expect(a1.seq).toBe(1);
+    small.close();
   });
 
   it('adds padding only when asked', () => {

@@ -13,7 +13,9 @@ export class ReplayRing {
     private readonly capacity: number,
     private readonly maxAgeMs: number,
   ) {
-    this.buf = new Array<OrderStatusChanged | undefined>(capacity);
+    // Grows as events arrive (JS arrays extend on write): most orders never fill a ring,
+    // and a preallocated one cost every order capacity x 8 bytes up front.
+    this.buf = [];
   }
 
   get size(): number {
@@ -39,7 +41,7 @@ export class ReplayRing {
   }
 
   clear(): void {
-    this.buf.fill(undefined);
+    this.buf.length = 0;
     this.head = 0;
     this.count = 0;
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Key and channel names. Every key of one order carries the order id as a hash tag
  * (`{...}`), so the publish script's keys always live in one cluster slot and the same
@@ -11,8 +13,18 @@ export interface RedisKeys {
   history(orderId: string): string;
   /** String: a random id set once per data set; a new value means the data was lost. */
   readonly epoch: string;
-  /** Pub/sub channel every instance listens on. */
-  readonly channel: string;
+  /**
+   * String: the event a publish with this idempotency key made, kept for the window. The
+   * key is hashed (SHA-256, base64url), so its name has a fixed length whatever the
+   * caller's scoped key holds.
+   */
+  idempotency(orderId: string, idempotencyKey: string): string;
+  /**
+   * The order's pub/sub channel: an instance subscribes to the orders it has subscribers
+   * for, never to every order. Hash-tagged like the order's keys, so on Redis Cluster the
+   * publish script may SPUBLISH to it and sharded pub/sub keeps it on the order's shard.
+   */
+  channel(orderId: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -23,6 +35,8 @@ export function redisKeys(prefix: string): RedisKeys {
     order: (orderId) => `${prefix}:{${orderId}}:order`,
     history: (orderId) => `${prefix}:{${orderId}}:history`,
     epoch: `${prefix}:epoch`,
-    channel: `${prefix}:events`,
+    idempotency: (orderId, idempotencyKey) =>
+      `${prefix}:{${orderId}}:idem:${createHash('sha256').update(idempotencyKey).digest('base64url')}`,
+    channel: (orderId) => `${prefix}:{${orderId}}:events`,
   };
 }

@@ -41,6 +41,11 @@ export class YieldingStore extends OrderStore {
     super();
     this.events$ = inner.events$;
     this.resync$ = inner.resync$;
+    // Routing is forwarded only when the inner store routes: the bus tells the two kinds
+    // apart by whether `watch` exists.
+    const { watch, unwatch } = inner;
+    if (watch !== undefined) this.watch = (orderId) => watch.call(inner, orderId);
+    if (unwatch !== undefined) this.unwatch = (orderId) => unwatch.call(inner, orderId);
   }
 
   publish(cmd: PublishCommand): Promise<OrderStatusChanged> {
