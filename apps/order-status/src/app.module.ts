@@ -26,7 +26,13 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        EventBusModule.forRootAsync({ useFactory: () => ({ ...config.bus, store }) }),
+        EventBusModule.forRootAsync({
+          useFactory: () => ({
+            ...config.bus,
+            store,
+            idempotencyWindowMs: config.idempotencyWindowMs,
+          }),
+        }),
         AuthModule,
         ConnectionsModule,
         OpsModule.register(config),

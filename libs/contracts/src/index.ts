@@ -7,3 +7,4 @@ export * from './subscribe.dto';
 export * from './proto-codec';
 export * from './proto-path';
 export * from './grpc-trailers';
+export * from './idempotency-key';

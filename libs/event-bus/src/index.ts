@@ -10,3 +10,5 @@ export * from './event-bus';
 export * from './poll';
 export * from './simulator';
 export * from './event-bus.module';
+export * from './publish-replay';
+export * from './idempotency-cache';

@@ -1,3 +1,5 @@
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '@app/event-bus';
+
 /** @default 'os' prefix of every key and channel */
 export const DEFAULT_REDIS_KEY_PREFIX = 'os';
 /** @default 1_000 events kept per order in Redis for resume on any instance */
@@ -33,6 +35,8 @@ export interface RedisStoreOptions {
   terminalRetentionMs?: number;
   /** @default 604_800_000 */
   idleTtlMs?: number;
+  /** How long a publish's idempotency key is remembered, in ms. @default 300_000 */
+  idempotencyWindowMs?: number;
 }
 
 export interface ResolvedRedisStoreOptions {
@@ -45,6 +49,7 @@ export interface ResolvedRedisStoreOptions {
   readonly reconnectMaxDelayMs: number;
   readonly terminalRetentionMs: number;
   readonly idleTtlMs: number;
+  readonly idempotencyWindowMs: number;
 }
 
 export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedisStoreOptions {
@@ -62,6 +67,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
     reconnectMaxDelayMs: opts.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
     terminalRetentionMs: opts.terminalRetentionMs ?? DEFAULT_REDIS_TERMINAL_RETENTION_MS,
     idleTtlMs: opts.idleTtlMs ?? DEFAULT_REDIS_IDLE_TTL_MS,
+    idempotencyWindowMs: opts.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
   };
   for (const key of [
     'historySize',
@@ -70,6 +76,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
     'reconnectMaxDelayMs',
     'terminalRetentionMs',
     'idleTtlMs',
+    'idempotencyWindowMs',
   ] as const) {
     if (!Number.isInteger(resolved[key]) || resolved[key] < 1) {
       throw new TypeError(`${key} must be an integer >= 1`);

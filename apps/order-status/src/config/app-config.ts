@@ -1,4 +1,6 @@
 import {
+  DEFAULT_CHANNEL_IDLE_MS,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
   DEFAULT_MAX_STREAM_AGE_JITTER_MS,
   DEFAULT_MAX_STREAM_AGE_MS,
   DEFAULT_OVERFLOW_POLICY,
@@ -60,6 +62,7 @@ export interface AppConfig {
     readonly overflowPolicy: OverflowPolicy;
     readonly maxStreamAgeMs: number;
     readonly maxStreamAgeJitterMs: number;
+    readonly channelIdleMs: number;
   };
   readonly simulator: {
     readonly enabled: boolean;
@@ -106,6 +109,11 @@ export interface AppConfig {
   /** Token verification, stream tickets, cookie, HTTP CORS (see auth-config.ts). */
   readonly auth: AuthConfig;
   readonly limits: LimitsConfig;
+  /**
+   * How long the store remembers a publish's idempotency key (HTTP `Idempotency-Key`,
+   * gRPC `request_id`): a retry within it answers the first publish's event.
+   */
+  readonly idempotencyWindowMs: number;
   /** The shared Redis store; undefined (embedded in-memory store) unless REDIS_URL or REDIS_CLUSTER_NODES is set. */
   readonly redis?: RedisConfig;
 }
@@ -118,6 +126,8 @@ export interface RedisConfig {
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnectMaxDelayMs: number;
+  /** The same as AppConfig.idempotencyWindowMs (the Redis store keeps the keys). */
+  readonly idempotencyWindowMs: number;
 }
 
 const MAX_PORT = 65_535;
@@ -128,6 +138,12 @@ const HOUR_MS = 3_600_000;
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const r = new EnvReader(env);
+  const idempotencyWindowMs = r.int(
+    'IDEMPOTENCY_WINDOW_MS',
+    DEFAULT_IDEMPOTENCY_WINDOW_MS,
+    1_000,
+    24 * HOUR_MS,
+  );
   const config: AppConfig = {
     host: r.str('HOST', '127.0.0.1'),
     httpPort: r.int('HTTP_PORT', 3000, 0, MAX_PORT),
@@ -163,6 +179,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         0,
         HOUR_MS,
       ),
+      channelIdleMs: r.int('BUS_CHANNEL_IDLE_MS', DEFAULT_CHANNEL_IDLE_MS, 0, HOUR_MS),
     },
     simulator: {
       enabled: r.bool('SIMULATOR_ENABLED', true),
@@ -202,7 +219,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       drainMs: r.int('SHUTDOWN_DRAIN_MS', 10_000, 0, 300_000),
       reconnectJitterMs: r.int('SHUTDOWN_RECONNECT_JITTER_MS', 5_000, 0, 300_000),
     },
-    redis: readRedisConfig(r),
+    idempotencyWindowMs,
+    redis: readRedisConfig(r, idempotencyWindowMs),
     auth: readAuthConfig(r),
     limits: readLimitsConfig(r),
   };
@@ -216,7 +234,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 }
 
 /** REDIS_* variables; the Redis store is used only when REDIS_URL or REDIS_CLUSTER_NODES is set. */
-function readRedisConfig(r: EnvReader): RedisConfig | undefined {
+function readRedisConfig(r: EnvReader, idempotencyWindowMs: number): RedisConfig | undefined {
   const url = r.optional('REDIS_URL');
   const clusterNodes = r.list('REDIS_CLUSTER_NODES', []);
   if (url !== undefined && !/^rediss?:\/\/\S+$/.test(url)) {
@@ -252,6 +270,7 @@ function readRedisConfig(r: EnvReader): RedisConfig | undefined {
       10,
       60_000,
     ),
+    idempotencyWindowMs,
   };
   if (/[{}\s]/.test(config.keyPrefix)) {
     r.problems.push(

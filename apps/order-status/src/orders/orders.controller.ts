@@ -1,11 +1,23 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
-import { PublishStatusDto, type OrderSnapshot, type OrderStatusChanged } from '@app/contracts';
-import { OrderEventBus, OrderStore } from '@app/event-bus';
+import {
+  parseIdempotencyKey,
+  PublishStatusDto,
+  scopedIdempotencyKey,
+  type OrderSnapshot,
+  type OrderStatusChanged,
+} from '@app/contracts';
+import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { AuthService } from '../auth/auth.service';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
 import { OrderIdPipe } from './order-id.pipe';
+
+/** draft-ietf-httpapi-idempotency-key-header; Node lower-cases incoming header names. */
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** Marks an answer replayed from an earlier request with the same key (Stripe's name). */
+const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** The publish API and the snapshot, over REST. gRPC exposes the same through its unary calls. */
 @Controller('v1/orders')
@@ -34,6 +46,11 @@ export class OrdersController {
   /**
    * Publishes a status change; 201 with the event and its assigned seq. Needs
    * `orders:write`; a new order belongs to `ownerId` when given, else to the caller.
+   *
+   * With `Idempotency-Key`, a retry of the same request (same caller, order and key,
+   * within IDEMPOTENCY_WINDOW_MS) publishes nothing: it answers 201 with the first
+   * publish's event and `Idempotent-Replayed: true`, as Stripe's API does, so a client
+   * that checks for 201 needs no special case. The same key with another status is 409.
    */
   @Post(':orderId/status')
   @HttpCode(201)
@@ -41,14 +58,22 @@ export class OrdersController {
   async publish(
     @Param('orderId', OrderIdPipe) orderId: string,
     @Body() body: PublishStatusDto,
+    @Headers(IDEMPOTENCY_KEY_HEADER) rawIdempotencyKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OrderStatusChanged> {
+    const idempotencyKey = parseIdempotencyKey(rawIdempotencyKey, 'Idempotency-Key');
     await this.publishRate.consume(principal);
-    return this.store.publish({
+    const event = await this.store.publish({
       orderId,
       status: body.status,
       paddingBytes: body.paddingBytes,
       ownerId: ownerForNewOrder(principal, body.ownerId),
+      ...(idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: scopedIdempotencyKey(principal.subject, idempotencyKey) }),
     });
+    if (isReplay(event)) void reply.header(REPLAYED_HEADER, 'true');
+    return event;
   }
 }

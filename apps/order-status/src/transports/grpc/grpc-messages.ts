@@ -27,10 +27,14 @@ export interface UpdateStatusRequest {
   readonly paddingBytes: unknown;
   /** '' (proto3 default) when not given: the caller owns a new order. */
   readonly ownerId?: unknown;
+  /** Idempotency key; '' (proto3 default) when not given. */
+  readonly requestId?: unknown;
 }
 
 export interface UpdateStatusResponse {
   readonly event: ProtoOrderStatusChanged;
+  /** The event was published by an earlier call with the same request_id. */
+  readonly replayed: boolean;
 }
 
 /**

@@ -10,12 +10,14 @@ import {
   MAX_PADDING_BYTES,
   OWNER_ID_PATTERN,
   parseOrderId,
+  parseIdempotencyKey,
   parseSeq,
+  scopedIdempotencyKey,
   snapshotToProto,
   statusFromProto,
   type ProtoOrderSnapshot,
 } from '@app/contracts';
-import { OrderEventBus, OrderStore } from '@app/event-bus';
+import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import { PublishRateLimiter } from '../../auth/publish-rate.limiter';
@@ -113,8 +115,17 @@ export class OrderStatusGrpcController {
       }
       const paddingBytes = parsePaddingBytes(req.paddingBytes);
       const ownerId = ownerForNewOrder(principal, parseOwnerId(req.ownerId));
-      const event = await this.store.publish({ orderId, status, paddingBytes, ownerId });
-      return { event: eventToProto(event) };
+      const requestId = parseRequestId(req.requestId);
+      const event = await this.store.publish({
+        orderId,
+        status,
+        paddingBytes,
+        ownerId,
+        ...(requestId === undefined
+          ? {}
+          : { idempotencyKey: scopedIdempotencyKey(principal.subject, requestId) }),
+      });
+      return { event: eventToProto(event), replayed: isReplay(event) };
     });
   }
 
@@ -123,6 +134,13 @@ export class OrderStatusGrpcController {
     const values = metadata.get('authorization').filter((v): v is string => typeof v === 'string');
     return this.auth.authenticateHeader(values.length > 0 ? values : undefined, 'grpc');
   }
+}
+
+/** proto3 strings default to '': empty means "no idempotency key". */
+function parseRequestId(value: unknown): string | undefined {
+  return value === undefined || value === null || value === ''
+    ? undefined
+    : parseIdempotencyKey(value, 'request_id');
 }
 
 /** proto3 strings default to '': empty means "the caller". */
