@@ -18,6 +18,8 @@ export const EVENT_BUS_OPTIONS = Symbol('EVENT_BUS_OPTIONS');
 export interface EventBusModuleOptions extends EventBusOptions {
   /** The store; the embedded in-memory store when omitted. */
   store?: OrderStore;
+  /** The embedded store's idempotency window, in ms. @default 300_000 */
+  idempotencyWindowMs?: number;
 }
 
 export interface EventBusModuleAsyncOptions {
@@ -57,7 +59,13 @@ export class EventBusModule {
       { provide: EVENT_BUS_OPTIONS, useFactory: opts.useFactory, inject: opts.inject ?? [] },
       {
         provide: OrderStore,
-        useFactory: (o: EventBusModuleOptions) => o.store ?? new InMemoryOrderStore(),
+        useFactory: (o: EventBusModuleOptions) =>
+          o.store ??
+          new InMemoryOrderStore({
+            historySize: o.ringSize,
+            historyMaxAgeMs: o.ringMaxAgeMs,
+            idempotencyWindowMs: o.idempotencyWindowMs,
+          }),
         inject: [EVENT_BUS_OPTIONS],
       },
       {

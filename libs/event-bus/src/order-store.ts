@@ -31,6 +31,15 @@ export interface PublishCommand {
    * the order already exists: ownership never changes.
    */
   readonly ownerId?: string;
+  /**
+   * Makes the publish idempotent: a repeat of the same key for the same order within the
+   * store's idempotency window publishes nothing and answers the first publish's event
+   * (same seq, same publishedAtUs; `isReplay()` tells it apart), so a client may retry
+   * after a timeout without making a second event. A repeat asking for another status is
+   * a FailedPrecondition. Callers scope the key to whoever sent it
+   * (`scopedIdempotencyKey`); the store scopes it to the order.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /**
@@ -46,7 +55,8 @@ export abstract class OrderStore {
   /**
    * Publishes a status change and returns the event with its assigned seq.
    * @throws GatewayError InvalidArgument/FailedPrecondition for a transition the life
-   *   cycle forbids, Unavailable when the backing store is down.
+   *   cycle forbids or an idempotency key repeated with another status, Unavailable when
+   *   the backing store is down.
    */
   abstract publish(cmd: PublishCommand): Promise<OrderStatusChanged>;
 
@@ -75,6 +85,18 @@ export abstract class OrderStore {
    * A single-process store never emits (its feed cannot be interrupted).
    */
   readonly resync$?: Observable<StoreResync>;
+
+  /**
+   * Routing for a shared store: from when the returned promise resolves, `events$`
+   * carries every later event of `orderId` (the bus calls it when the order's first local
+   * subscriber arrives, before it reads the snapshot and history, so nothing published
+   * in between is missed). A store without it delivers every order's events.
+   * @throws GatewayError Unavailable when the store cannot subscribe now.
+   */
+  watch?(orderId: string): Promise<void>;
+
+  /** The bus no longer serves `orderId`: its events need not reach this instance. */
+  unwatch?(orderId: string): void;
 
   /** Whether the store can serve requests now; a store without a backend is always up. */
   health?(): StoreHealth;

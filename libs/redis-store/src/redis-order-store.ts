@@ -13,9 +13,20 @@ import {
   type OrderSnapshot,
   type OrderStatusChanged,
 } from '@app/contracts';
-import { OrderStore, StoreResync, type PublishCommand, type StoreHealth } from '@app/event-bus';
+import {
+  OrderStore,
+  replayOf,
+  StoreResync,
+  type PublishCommand,
+  type StoreHealth,
+} from '@app/event-bus';
 import { redisKeys, type RedisKeys } from './redis-keys';
-import { PUBLISH_SCRIPT, READ_HISTORY_SCRIPT, type LuaScript } from './redis-scripts';
+import {
+  IDEMPOTENT_PUBLISH_SCRIPT,
+  PUBLISH_SCRIPT,
+  READ_HISTORY_SCRIPT,
+  type LuaScript,
+} from './redis-scripts';
 import {
   resolveRedisStoreOptions,
   type RedisStoreOptions,
@@ -28,6 +39,8 @@ type Client = Redis | Cluster;
 const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs']);
 /** Messages kept while the feed resyncs; beyond that the catch-up reads them from Redis. */
 const MAX_HELD_MESSAGES = 10_000;
+/** Channels per SUBSCRIBE command when a resync subscribes every watched order again. */
+const SUBSCRIBE_BATCH = 1_000;
 /** Pause before retrying a resync that failed while both connections looked ready. */
 const RESYNC_RETRY_MS = 200;
 
@@ -36,8 +49,13 @@ type FeedState = 'down' | 'syncing' | 'live';
 
 /**
  * The shared store for several instances. Publishing is one Lua script (seq, snapshot,
- * capped history, expiry, PUBLISH), so seqs stay unique and gap-free across instances.
- * Every instance listens on a dedicated subscriber connection and feeds its local bus.
+ * capped history, expiry, PUBLISH to the order's own channel), so seqs stay unique and
+ * gap-free across instances. Every instance listens on a dedicated subscriber connection
+ * and feeds its local bus, subscribed only to the orders the bus serves (`watch` /
+ * `unwatch`): an instance receives the events of its own subscribers' orders, not the
+ * cluster's whole event rate. On Redis Cluster it uses sharded pub/sub (SPUBLISH /
+ * SSUBSCRIBE, Redis 7): a channel carries its order's hash tag, so an event stays on the
+ * shard that owns the order instead of crossing the cluster bus to every node.
  *
  * Pub/sub is at-most-once, so whenever the subscriber connection comes back the store
  * resubscribes, compares the data set's epoch with the one it knew, and tells the bus
@@ -60,6 +78,10 @@ export class RedisOrderStore extends OrderStore {
   private readonly keys: RedisKeys;
   private readonly cmd: Client;
   private readonly sub: Client;
+  /** Redis Cluster: sharded pub/sub. */
+  private readonly sharded: boolean;
+  /** Orders the bus serves: subscribed now, and again after every reconnection. */
+  private readonly watched = new Set<string>();
   private readonly logger = new Logger('RedisOrderStore');
   private epoch?: string;
   private feed: FeedState = 'down';
@@ -85,17 +107,26 @@ export class RedisOrderStore extends OrderStore {
       // The store subscribes itself on every 'ready', then resyncs: see sync().
       autoResubscribe: false,
     };
+    // A command in flight when its connection drops is never re-sent on reconnect (ioredis
+    // does by default): its caller may already have had a 503 from the command timeout,
+    // so a re-sent publish would be an event nobody was told of, and a second one when the
+    // caller retries. Reads and the resync do not need it either: they fail and are retried
+    // by their callers. (The subscriber connection resubscribes itself on every 'ready'.)
+    const commandOptions: RedisOptions = { ...redisOptions, autoResendUnfulfilledCommands: false };
     if (o.clusterNodes.length > 0) {
       const cluster = new Cluster([...o.clusterNodes], {
-        redisOptions,
+        redisOptions: commandOptions,
         enableOfflineQueue: false,
         clusterRetryStrategy: (times) =>
           Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs),
       });
       this.cmd = cluster;
-      this.sub = cluster.duplicate();
+      // One subscriber connection per master, each holding the SSUBSCRIBEs of its slots.
+      this.sub = cluster.duplicate(undefined, { shardedSubscribers: true });
+      this.sharded = true;
     } else {
-      this.cmd = new Redis(o.url as string, redisOptions);
+      this.sharded = false;
+      this.cmd = new Redis(o.url as string, commandOptions);
       this.sub = new Redis(o.url as string, redisOptions);
     }
     for (const client of [this.cmd, this.sub]) {
@@ -105,6 +136,7 @@ export class RedisOrderStore extends OrderStore {
       client.on('error', (err: Error) => this.logger.debug?.(`redis: ${err.message}`));
     }
     this.sub.on('message', (_channel: string, message: string) => this.onMessage(message));
+    this.sub.on('smessage', (_channel: string, message: string) => this.onMessage(message));
   }
 
   health(): StoreHealth {
@@ -127,7 +159,7 @@ export class RedisOrderStore extends OrderStore {
   }
 
   async publish(command: PublishCommand): Promise<OrderStatusChanged> {
-    const { orderId, status, paddingBytes, ...attributes } = command;
+    const { orderId, status, paddingBytes, idempotencyKey, ...attributes } = command;
     const publishedAtUs = nowUs();
     const body = {
       status,
@@ -139,8 +171,12 @@ export class RedisOrderStore extends OrderStore {
       ? this.options.terminalRetentionMs
       : this.options.idleTtlMs;
     const reply = (await this.run(
-      PUBLISH_SCRIPT,
-      [this.keys.order(orderId), this.keys.history(orderId)],
+      idempotencyKey === undefined ? PUBLISH_SCRIPT : IDEMPOTENT_PUBLISH_SCRIPT,
+      [
+        this.keys.order(orderId),
+        this.keys.history(orderId),
+        ...(idempotencyKey === undefined ? [] : [this.keys.idempotency(orderId, idempotencyKey)]),
+      ],
       [
         status,
         canTransition(undefined, status) ? '1' : '0',
@@ -149,14 +185,18 @@ export class RedisOrderStore extends OrderStore {
         `{"orderId":${JSON.stringify(orderId)},"seq":`,
         `,${JSON.stringify(body).slice(1)}`,
         String(this.options.historySize),
-        this.keys.channel,
+        this.keys.channel(orderId),
         String(ttlMs),
+        this.sharded ? 'SPUBLISH' : 'PUBLISH',
+        String(this.options.idempotencyWindowMs),
         ...attributeArgs(attributes),
       ],
     )) as [string, number | string | undefined];
     switch (reply[0]) {
       case 'ok':
         return { orderId, seq: Number(reply[1]), ...body };
+      case 'replay':
+        return replayOf(JSON.parse(String(reply[1])) as OrderStatusChanged, status);
       case 'not_found':
         throw new GatewayError(
           ErrorCode.NotFound,
@@ -193,6 +233,40 @@ export class RedisOrderStore extends OrderStore {
     if (afterSeq >= lastSeq) return [];
     if (afterSeq + 1 < firstSeq) return undefined;
     return list.map((json) => JSON.parse(json) as OrderStatusChanged);
+  }
+
+  /**
+   * Subscribes to the order's channel; resolves once Redis confirmed it, so every event
+   * published from then on reaches this instance (the bus reads the snapshot and history
+   * only after that). While the feed is down it fails with Unavailable; the order stays
+   * watched until `unwatch`, and every resync subscribes all watched orders again.
+   */
+  async watch(orderId: string): Promise<void> {
+    this.watched.add(orderId);
+    if (this.feed !== 'live') {
+      throw new GatewayError(ErrorCode.Unavailable, 'order store unavailable: feed is down');
+    }
+    await this.call(() => this.subscribe([orderId]));
+  }
+
+  unwatch(orderId: string): void {
+    if (!this.watched.delete(orderId) || this.feed !== 'live') return;
+    const channel = this.keys.channel(orderId);
+    // Best effort: a message that crosses it finds no channel in the bus and is dropped.
+    const done = this.sharded ? this.sub.sunsubscribe(channel) : this.sub.unsubscribe(channel);
+    done.catch(() => {});
+  }
+
+  /** Subscribes the given orders' channels (SSUBSCRIBE one by one: each has its own slot). */
+  private async subscribe(orderIds: readonly string[]): Promise<void> {
+    const channels = orderIds.map((id) => this.keys.channel(id));
+    if (this.sharded) {
+      await Promise.all(channels.map((channel) => this.sub.ssubscribe(channel)));
+      return;
+    }
+    for (let i = 0; i < channels.length; i += SUBSCRIBE_BATCH) {
+      await this.sub.subscribe(...channels.slice(i, i + SUBSCRIBE_BATCH));
+    }
   }
 
   async close(): Promise<void> {
@@ -243,7 +317,7 @@ export class RedisOrderStore extends OrderStore {
     try {
       event = JSON.parse(message) as OrderStatusChanged;
     } catch {
-      this.logger.warn(`ignoring a malformed message on ${this.keys.channel}`);
+      this.logger.warn('ignoring a malformed message on an order channel');
       return;
     }
     this.published.next(event);
@@ -286,12 +360,12 @@ export class RedisOrderStore extends OrderStore {
   }
 
   /**
-   * Subscribes, then reads the epoch, then tells the bus, then lets held messages
-   * through, in that order: anything published after the subscription is active arrives
-   * as a message, anything before it is in Redis when the bus reads it.
+   * Subscribes every watched order, then reads the epoch, then tells the bus, then lets
+   * held messages through, in that order: anything published after the subscriptions
+   * are active arrives as a message, anything before it is in Redis when the bus reads it.
    */
   private async sync(): Promise<void> {
-    await this.sub.subscribe(this.keys.channel);
+    await this.subscribe([...this.watched]);
     // A fresh id every time: an instance that re-created the epoch after a data loss must
     // not write back the value others knew, or they would miss the loss.
     await this.cmd.set(this.keys.epoch, randomUUID(), 'NX');

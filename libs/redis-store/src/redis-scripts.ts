@@ -22,14 +22,28 @@ function script(lua: string, numberOfKeys: number): LuaScript {
  * The event's JSON is passed as the text around its seq: Lua's cjson would print
  * `publishedAtUs` (16 digits) with 14 significant digits and lose microseconds.
  *
- * KEYS: order hash, history list.
+ * Idempotent publish: with a third key (the publish's idempotency record, under the
+ * order's hash tag), a repeat within the window returns the first publish's event and
+ * changes nothing. Check and record are in this one script, so two publishes with one
+ * key (a client's retry racing the original, or a command re-sent after a reconnect)
+ * can never both publish.
+ *
+ * KEYS: order hash, history list[, idempotency record].
  * ARGV: status, allowCreate (1/0), allowedFrom (",a,b,"), updatedAtUs, jsonHead,
- *       jsonTail, historySize, channel, ttlMs, then attribute name/value pairs, which are
+ *       jsonTail, historySize, channel (the order's own), ttlMs, publish command
+ *       (`PUBLISH`, or `SPUBLISH` on Redis Cluster: the channel carries the order's hash
+ *       tag, so the message stays on the shard that owns the order), idempotency window
+ *       in ms (read only with the third key), then attribute name/value pairs, which are
  *       written when the order is created only (an owner never changes).
- * Returns { 'ok', seq } | { 'not_found' } | { 'transition', currentStatus }.
+ * Returns { 'ok', seq } | { 'replay', eventJson } | { 'not_found' } |
+ *   { 'transition', currentStatus }.
  */
 export const PUBLISH_SCRIPT = script(
   `
+if KEYS[3] then
+  local original = redis.call('GET', KEYS[3])
+  if original then return { 'replay', original } end
+end
 local current = redis.call('HGET', KEYS[1], 'status')
 if not current then
   if ARGV[2] ~= '1' then return { 'not_found' } end
@@ -38,9 +52,10 @@ elseif not string.find(ARGV[3], ',' .. current .. ',', 1, true) then
 end
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 local json = ARGV[5] .. seq .. ARGV[6]
+if KEYS[3] then redis.call('SET', KEYS[3], json, 'PX', ARGV[11]) end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updatedAtUs', ARGV[4])
 if not current then
-  for i = 10, #ARGV, 2 do
+  for i = 12, #ARGV, 2 do
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
 end
@@ -48,11 +63,14 @@ redis.call('RPUSH', KEYS[2], json)
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[7]), -1)
 redis.call('PEXPIRE', KEYS[1], ARGV[9])
 redis.call('PEXPIRE', KEYS[2], ARGV[9])
-redis.call('PUBLISH', ARGV[8], json)
+redis.call(ARGV[10], ARGV[8], json)
 return { 'ok', seq }
 `,
   2,
 );
+
+/** The publish script with its idempotency record: the same Lua (same SHA), three keys. */
+export const IDEMPOTENT_PUBLISH_SCRIPT: LuaScript = { ...PUBLISH_SCRIPT, numberOfKeys: 3 };
 
 /**
  * Events after a seq, read together with the order's last seq so the two agree.
