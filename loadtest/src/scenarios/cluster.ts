@@ -10,6 +10,7 @@ import { promValue } from '../sampling/prom-text';
 import { UsageSampler } from '../sampling/sampler';
 import { AdminClient } from '../service/admin';
 import { BANNER_TIMEOUT_MS, type RunningService } from '../service/launcher';
+import { idleInstancePhase } from './cluster-idle';
 import type { RunResult } from './result';
 import { runAgainst, waitFor, type RunHooks } from './run-transport';
 import type { RunContext, SubscriberEndpoint, TransportRun } from './run-options';
@@ -150,7 +151,8 @@ async function runOnStack(
     );
     subscribers = CLUSTER_MAX_SUBSCRIBERS;
   }
-  const out: RunResult[] = [];
+  // First, with no subscriber anywhere: what an instance pays for orders it does not serve.
+  const out: RunResult[] = await idleInstancePhase(ctx, o, stack, token);
   for (const transport of o.transports) {
     const variants: [string, SubscriberEndpoint[]][] = [['nginx', [nginx]]];
     if (!transport.endsWith('-h2')) variants.push(['direct', direct]);

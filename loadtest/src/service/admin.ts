@@ -29,7 +29,12 @@ export class AdminClient {
     this.base = `http://${svc.host.includes(':') ? `[${svc.host}]` : svc.host}:${svc.httpPort}`;
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<string> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = ADMIN_TIMEOUT_MS,
+  ): Promise<string> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
@@ -37,17 +42,21 @@ export class AdminClient {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 300)}`);
     return text;
   }
 
-  /** Creates `${prefix}-1..N` (each already at seq 1, `created`) and waits for start(). */
-  async prepare(s: SimulatorSchedule): Promise<SimulatorStatus> {
+  /**
+   * Creates `${prefix}-1..N` (each already at seq 1, `created`) and waits for start().
+   * `timeoutMs`: creating 100,000 orders through a shared store takes longer than a call.
+   */
+  async prepare(s: SimulatorSchedule, timeoutMs = ADMIN_TIMEOUT_MS): Promise<SimulatorStatus> {
     const body = { prefix: ORDER_PREFIX, ...s, lifecycle: false, autoStart: false };
-    return JSON.parse(await this.call('PUT', '/v1/admin/simulator', body)) as SimulatorStatus;
+    const text = await this.call('PUT', '/v1/admin/simulator', body, timeoutMs);
+    return JSON.parse(text) as SimulatorStatus;
   }
 
   async start(): Promise<SimulatorStatus> {
