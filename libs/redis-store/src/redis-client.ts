@@ -79,20 +79,23 @@ export async function unavailableOnFailure<T>(what: string, fn: () => Promise<T>
   }
 }
 
-/** QUIT, bounded: a Redis that does not answer is disconnected instead of waited for. */
+/**
+ * QUIT, bounded: a Redis that does not answer (or a connection that is down) is
+ * disconnected instead of waited for. After a QUIT that Redis answered the server closes
+ * the connection itself; disconnecting then as well would only arm ioredis's own timer.
+ */
 export async function closeRedisClient(
   client: RedisClient,
   timeoutMs = REDIS_QUIT_TIMEOUT_MS,
 ): Promise<void> {
   if (client.status === 'end') return;
   let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.quit().catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    client.disconnect();
-  }
+  const quit = client.quit().then(
+    () => true,
+    () => false,
+  );
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+  const answered = await Promise.race([quit, timedOut]);
+  clearTimeout(timer);
+  if (!answered) client.disconnect();
 }
