@@ -26,7 +26,8 @@ export class PublishRateLimiter {
   async consume(principal: Principal): Promise<void> {
     const { publishPerWindow: limit, publishWindowMs: windowMs } = this.config.limits;
     const record = await this.storage.increment(
-      `${THROTTLER_NAME}:${principal.subject}`,
+      // The storage scopes keys by throttler name itself.
+      principal.subject,
       windowMs,
       limit,
       windowMs,
