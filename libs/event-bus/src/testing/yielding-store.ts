@@ -43,9 +43,9 @@ export class YieldingStore extends OrderStore {
     this.resync$ = inner.resync$;
     // Routing is forwarded only when the inner store routes: the bus tells the two kinds
     // apart by whether `watch` exists.
-    const { watch, unwatch } = inner;
-    if (watch !== undefined) this.watch = (orderId) => watch.call(inner, orderId);
-    if (unwatch !== undefined) this.unwatch = (orderId) => unwatch.call(inner, orderId);
+    if (inner.watch !== undefined)
+      this.watch = (orderId) => inner.watch?.(orderId) ?? Promise.resolve();
+    if (inner.unwatch !== undefined) this.unwatch = (orderId) => inner.unwatch?.(orderId);
   }
 
   publish(cmd: PublishCommand): Promise<OrderStatusChanged> {
