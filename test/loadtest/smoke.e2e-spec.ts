@@ -103,6 +103,10 @@ describe(`load test smoke against the ${server} server`, () => {
     // the instance that does not publish), and the simulator never failed a publish.
     for (const r of report.runs.filter((x) => x.scenario === 'cluster')) {
       const where = `cluster ${r.variant} ${r.transport}`;
+      // Per-order routing: the instance without subscribers receives nothing.
+      if (r.variant.startsWith('idle-instance')) {
+        expect({ where, ingested: r.extra?.app2IngestedEvents }).toEqual({ where, ingested: 0 });
+      }
       expect({ where, store: r.extra?.store, failed: r.extra?.simulatorFailed }).toEqual({
         where,
         store: 'redis',

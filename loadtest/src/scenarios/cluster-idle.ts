@@ -57,7 +57,10 @@ export async function idleInstancePhase(
     const sim1 = await publisher.stop();
     const [u1, u2, uRedis] = samplers.map((s) => s.stop());
     const published = sim1.published - sim0.published;
+    const backend = (await idle.metrics())?.find((m) => m.name === 'order_store_up')?.labels;
     const extra = {
+      store: backend?.backend ?? 'unknown',
+      simulatorFailed: sim1.failed - sim0.failed,
       orders,
       publishedPerSec: Math.round(published / durationS),
       app2IngestedEvents: (await ingested(idle)) - ingestedBefore,
@@ -108,7 +111,7 @@ function row(
   pid: number | undefined,
   usage: UsageSummary,
   o: ScenarioOptions,
-  extra: Record<string, number>,
+  extra: Record<string, number | string>,
 ): RunResult {
   const ok = extra.app2IngestedEvents === 0;
   return {
