@@ -17,6 +17,11 @@ export interface StackInstance {
 export interface StackSettings {
   /** Not 6379: a Redis already running on the machine must never be touched. */
   readonly redisPort: number;
+  /**
+   * The Redis Cluster variant (docker-compose profile `redis-cluster`): one port per node,
+   * masters and replicas alike (`--cluster-replicas 1`, so half of them are replicas).
+   */
+  readonly redisClusterPorts: readonly number[];
   readonly nginx: {
     readonly httpPort: number;
     readonly httpsPort: number;
@@ -35,6 +40,7 @@ export const NGINX_TEMPLATE = 'deploy/nginx/order-status.conf.template';
 
 export const STACK: StackSettings = {
   redisPort: 6390,
+  redisClusterPorts: [6391, 6392, 6393, 6394, 6395, 6396],
   nginx: { httpPort: 8080, httpsPort: 8443, grpcPort: 9443 },
   instances: [
     // One simulator is enough: both instances deliver every order's events.
@@ -77,6 +83,32 @@ export function instanceEnv(
     HTTP_PORT: String(instance.httpPort),
     GRPC_PORT: String(instance.grpcPort),
     REDIS_URL: `redis://${hosts.redis}:${settings.redisPort}`,
+  };
+}
+
+/** The cluster variant's node names in docker-compose.yml (`redis-node-1` ...). */
+export function redisClusterNodeName(index: number): string {
+  return `redis-node-${index + 1}`;
+}
+
+/**
+ * The environment of one instance on the Redis Cluster variant: the same as on one Redis,
+ * with REDIS_CLUSTER_NODES (every node as a seed) instead of REDIS_URL.
+ */
+export function clusterInstanceEnv(
+  settings: StackSettings,
+  instance: StackInstance,
+  hosts: { readonly bind: string; readonly nodeHost: (index: number) => string },
+): Record<string, string> {
+  const { REDIS_URL: _single, ...env } = instanceEnv(settings, instance, {
+    bind: hosts.bind,
+    redis: '',
+  });
+  return {
+    ...env,
+    REDIS_CLUSTER_NODES: settings.redisClusterPorts
+      .map((port, i) => `${hosts.nodeHost(i)}:${port}`)
+      .join(','),
   };
 }
 
