@@ -96,9 +96,12 @@ describe('OrderEventBus repair from the store', () => {
       store.holdHistory = true;
       store.resyncs.next(StoreResync.CatchUp);
       publish('a', 1); // 5 arrives live while the catch-up is still reading
-      await waitFor(() => store.pendingReads.length === 1, 'the history read of a');
-      const read = store.pendingReads[0];
-      read.deferred.resolve(store.slice('a', read.afterSeq, read.lastSeqAtCall));
+      // Each followed order's history is read from its last delivered seq (to check that
+      // the store still has those events): a's carries what it missed, b's nothing new.
+      await waitFor(() => store.pendingReads.length === 2, 'the history reads of a and b');
+      for (const read of store.pendingReads.splice(0)) {
+        read.deferred.resolve(store.slice(read.orderId, read.afterSeq, read.lastSeqAtCall));
+      }
       await waitFor(() => a.seqs.length === 4, 'a caught up');
       expect(a.seqs).toEqual([2, 3, 4, 5]);
       expect(b.items).toEqual([]);
@@ -130,6 +133,25 @@ describe('OrderEventBus repair from the store', () => {
       expect(reset.snapshot.lastSeq).toBe(2);
       publish('o', 1);
       expect(sink.seqs).toEqual([3]);
+    });
+
+    it('catch-up: seqs the store handed to other events (a failed-over master lost ours) are reset', async () => {
+      publish('o', 4);
+      const sink = new RecordingSink();
+      await bus.open('o', 4, sink);
+      // The new master lacks seqs 3 and 4 as delivered here and gives them to new events:
+      // same last seq, different events (only the publish time tells).
+      store.wipe();
+      publishUnseen('o', 2);
+      await new Promise((r) => setTimeout(r, 2));
+      publishUnseen('o', 2);
+      store.resyncs.next(StoreResync.CatchUp);
+      await waitFor(() => sink.items.length === 1, 'the reset');
+      const [reset] = resetsOf(sink.items);
+      expect(reset.reason).toBe(ResetReason.Gap);
+      expect(reset.snapshot.lastSeq).toBe(4);
+      publish('o', 1);
+      expect(sink.seqs).toEqual([5]);
     });
 
     it('data lost: every subscriber is reset to the store state, and new seqs flow', async () => {

@@ -359,7 +359,14 @@ export class OrderEventBus {
     this.stats.eventsBackfilled += this.stats.eventsIngested - before;
   }
 
-  /** After a reconnect that kept the store's data: backfill, unless this order lost it. */
+  /**
+   * After a reconnect that kept the store's data: backfill, unless this order lost it.
+   * The store may also hold other events under seqs this instance delivered: a Redis
+   * Cluster master that failed over loses writes it had acknowledged (and published)
+   * before its replica got them, and the new master hands those seqs to new events. The
+   * seq alone cannot tell, the event's publish time can: one history read from this
+   * instance's last seq both checks it and carries what was missed.
+   */
   private async catchUp(orderId: string, ch: OrderChannel): Promise<void> {
     const stored = await this.store.getSnapshot(orderId);
     if (this.channels.get(orderId) !== ch) return;
@@ -367,11 +374,30 @@ export class OrderEventBus {
     // Behind what this instance already delivered: the order's data is gone (a cluster
     // node that restarted empty), even though the store as a whole kept its epoch.
     if (stored === undefined ? local > 0 : stored.lastSeq < local) {
-      ch.ring.clear();
-      this.resetSubscribers(ch, stored);
-    } else if (stored !== undefined && stored.lastSeq > local) {
-      await this.backfill(orderId, ch);
+      this.resetChannel(ch, stored);
+      return;
     }
+    if (stored === undefined) return;
+    const mine = ch.ring.last();
+    if (mine === undefined || mine.seq !== local) {
+      if (stored.lastSeq > local) await this.backfill(orderId, ch);
+      return;
+    }
+    this.stats.backfills++;
+    const events = await this.store.readHistory(orderId, local - 1);
+    if (this.channels.get(orderId) !== ch || events === undefined) return;
+    if (events[0]?.seq === local && events[0].publishedAtUs !== mine.publishedAtUs) {
+      this.resetChannel(ch, stored);
+      return;
+    }
+    const before = this.stats.eventsIngested;
+    for (const e of events) this.apply(ch, e);
+    this.stats.eventsBackfilled += this.stats.eventsIngested - before;
+  }
+
+  private resetChannel(ch: OrderChannel, stored: OrderSnapshot | undefined): void {
+    ch.ring.clear();
+    this.resetSubscribers(ch, stored);
   }
 
   /** After the store lost its data: every subscriber is told, with the store's state now. */

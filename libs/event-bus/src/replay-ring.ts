@@ -28,6 +28,11 @@ export class ReplayRing {
     return this.count === 0 ? undefined : this.at(0).seq;
   }
 
+  /** The newest retained event, or undefined when empty. */
+  last(): OrderStatusChanged | undefined {
+    return this.count === 0 ? undefined : this.at(this.count - 1);
+  }
+
   /** Appends an event; the caller guarantees seq continuity (or calls `clear()` first). */
   push(event: OrderStatusChanged): void {
     if (this.count === this.capacity) {

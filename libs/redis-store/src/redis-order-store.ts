@@ -137,6 +137,16 @@ export class RedisOrderStore extends OrderStore {
     }
     this.sub.on('message', (_channel: string, message: string) => this.onMessage(message));
     this.sub.on('smessage', (_channel: string, message: string) => this.onMessage(message));
+    // On Redis Cluster the client stays 'ready' through a master failover (only the dead
+    // node's sharded subscriber is replaced), but the new master may lack writes the old
+    // one acknowledged and published: every topology change is a resync, so the bus
+    // compares what it delivered with what Redis now has.
+    // '-node' comes as the old master goes, 'subscribersReady' once the sharded
+    // subscribers are back on the new topology: the second resync sees the promoted data.
+    if (this.sharded) {
+      this.sub.on('-node', () => this.topologyChanged());
+      this.sub.on('subscribersReady', () => this.topologyChanged());
+    }
   }
 
   health(): StoreHealth {
@@ -333,6 +343,13 @@ export class RedisOrderStore extends OrderStore {
       this.reportedDown = true;
       this.logger.warn('Redis connection lost: publishes answer 503 until it is back');
     }
+  }
+
+  private topologyChanged(): void {
+    if (this.closed || this.feed !== 'live') return;
+    this.logger.warn('Redis Cluster topology changed: resyncing');
+    this.feed = 'syncing';
+    this.trySync();
   }
 
   /** Starts a resync once both connections are ready and the feed is not live. */
