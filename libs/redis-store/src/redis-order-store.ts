@@ -20,6 +20,7 @@ import {
   type PublishCommand,
   type StoreHealth,
 } from '@app/event-bus';
+import { runScript, unavailableOnFailure } from './redis-client';
 import { redisKeys, type RedisKeys } from './redis-keys';
 import {
   IDEMPOTENT_PUBLISH_SCRIPT,
@@ -292,27 +293,12 @@ export class RedisOrderStore extends OrderStore {
 
   /** Runs a script by SHA, loading it on first use (or after a Redis restart). */
   private run(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.call(async () => {
-      try {
-        return await this.cmd.evalsha(script.sha1, script.numberOfKeys, ...keys, ...args);
-      } catch (err) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        return this.cmd.eval(script.lua, script.numberOfKeys, ...keys, ...args);
-      }
-    });
+    return this.call(() => runScript(this.cmd, script, keys, args));
   }
 
   /** Every Redis failure becomes Unavailable: clients retry, the service stays up. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof GatewayError) throw err;
-      throw new GatewayError(
-        ErrorCode.Unavailable,
-        `order store unavailable: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return unavailableOnFailure('order store', fn);
   }
 
   private onMessage(message: string): void {
