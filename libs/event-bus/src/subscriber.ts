@@ -53,7 +53,7 @@ export class Subscriber implements BusSubscription {
   private tokenExpiresAtMs = Infinity;
   /**
    * One timer for whichever of the two ends comes first: an idle stream holds one
-   * Timeout, not two (issue: idle memory per connection grew when auth added the expiry).
+   * Timeout, not two: every timer is idle memory per connection.
    */
   private deadlineTimer?: NodeJS.Timeout;
   private readonly queue: BoundedQueue;

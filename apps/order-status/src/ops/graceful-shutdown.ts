@@ -30,7 +30,7 @@ export interface ShutdownSteps {
 }
 
 /**
- * Graceful shutdown (issue "Operate it and show it"):
+ * Graceful shutdown:
  * 1. readiness flips: `/health/ready` answers 503 and gRPC health NOT_SERVING, so load
  *    balancers stop routing here;
  * 2. no new streams: HTTP/2 and gRPC sessions get GOAWAY, and HTTP requests (on new or

@@ -21,7 +21,7 @@ export function isQuietRequest(url: string): boolean {
  * opened/closed lines from ConnectionLog instead of one line per poll. Ignoring them in
  * `autoLogging` is not enough: pino-http still makes two child loggers, the listeners
  * and a request-scoped store per request, which a held SSE stream or long-poll keeps
- * for its whole life (issue: idle memory per connection). Lines logged while handling
+ * for its whole life (measured as idle memory per connection). Lines logged while handling
  * them fall back to the root logger, without a request id.
  */
 const UNLOGGED_ROUTES = Object.keys(HTTP_CONNECTION_ROUTES).map((route) => ({
