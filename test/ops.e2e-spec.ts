@@ -24,6 +24,8 @@ describe('ops routes', () => {
     expect(res.headers['content-type']).toContain('text/plain');
     const text = await res.body.text();
     expect(text).toContain('order_events_ingested_total 2');
+    // The embedded store is not routed: nothing reaches the bus that it does not keep.
+    expect(text).toContain('order_events_not_served_total 0');
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
     expect(text).toMatch(/order_queue_overflows_total\{policy="conflate"\} 0/);
   });

@@ -112,6 +112,15 @@ export class MetricsService {
       },
     });
     new Counter({
+      name: 'order_events_not_served_total',
+      help: 'Events of orders this instance does not serve that still reached it (routed store: ~0)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(stats.eventsNotServed);
+      },
+    });
+    new Counter({
       name: 'order_events_replayed_total',
       help: 'Events replayed to resuming subscribers',
       registers,
