@@ -157,8 +157,8 @@ export class Subscriber implements BusSubscription {
   /**
    * Ends the subscription with `token_expired` at `atMs` (epoch ms): the caller's
    * credentials stop being valid then, and a stream must not outlive them. The client
-   * resumes with a fresh token from its last seq (issue "Auth, deadlines and limits").
-   * A later call replaces the earlier expiry.
+   * resumes with a fresh token from its last seq. A later call replaces the earlier
+   * expiry.
    */
   expireAt(atMs: number): void {
     if (this.closed) return;
