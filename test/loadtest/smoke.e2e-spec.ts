@@ -58,7 +58,8 @@ describe(`load test smoke against the ${server} server`, () => {
     // hostile starts its own services and attacks them: its own test below.
     const steps = SCENARIOS.filter((s) => s.name !== 'hostile')
       .filter((s) => server === 'nest' || s.name !== 'reconnect')
-      .filter((s) => noCluster === undefined || s.name !== 'cluster')
+      // routing needs only redis-server, which the cluster check covers.
+      .filter((s) => noCluster === undefined || (s.name !== 'cluster' && s.name !== 'routing'))
       .map((s) => ({
         scenario: s.name,
         options: { transports: SMOKE_TRANSPORTS },

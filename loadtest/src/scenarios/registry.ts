@@ -4,6 +4,7 @@ import { hostile } from './hostile';
 import { idle } from './idle';
 import { overhead } from './overhead';
 import { reconnect } from './reconnect';
+import { routing } from './routing';
 import { scale } from './scale';
 import type { Scenario } from './scenario';
 import { bytes, slowConsumer, steady, wan } from './steady';
@@ -21,6 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   overhead,
   scale,
   cluster,
+  routing,
   hostile,
 ];
 
