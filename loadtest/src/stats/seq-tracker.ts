@@ -62,9 +62,18 @@ export class SeqTracker {
     return false;
   }
 
-  /** The service replaced everything up to `lastSeq` with a snapshot. */
+  /**
+   * The service replaced everything up to `lastSeq` with a snapshot. A `lastSeq` below
+   * what the client had means Redis lost events the client was sent (a master died before
+   * its replica got them): those seqs will be reused by new events, so tracking starts
+   * over from the snapshot instead of taking the new events for duplicates.
+   */
   reset(lastSeq: number): void {
     this.resets += 1;
+    if (lastSeq < this.highest) {
+      for (const s of this.missing) if (s > lastSeq) this.missing.delete(s);
+      this.highest = lastSeq;
+    }
     for (const s of this.missing) {
       if (s <= lastSeq) {
         this.missing.delete(s);

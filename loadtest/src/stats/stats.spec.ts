@@ -35,6 +35,17 @@ describe('SeqTracker', () => {
     expect(t.counts(7)).toMatchObject({ lost: 0, skippedByReset: 4, resets: 1, received: 3 });
   });
 
+  it('a reset to a seq below what it had (Redis lost events) starts over from there', () => {
+    // A master killed before its replica got seqs 4 and 5: the client has them, Redis
+    // hands those seqs to new events and the service resets the stream to seq 3.
+    const t = new SeqTracker(0);
+    for (const s of [1, 2, 3, 4, 5]) t.observe(s);
+    t.reset(3);
+    for (const s of [4, 5, 6]) t.observe(s);
+    expect(t.counts(6)).toMatchObject({ received: 8, duplicates: 0, lost: 0, resets: 1 });
+    expect(t.highestSeq).toBe(6);
+  });
+
   it('counts seqs signalled as skipped apart from loss, and a gap before them as lost', () => {
     const t = new SeqTracker(0);
     t.observe(1);
