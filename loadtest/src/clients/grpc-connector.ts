@@ -2,13 +2,10 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
+import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean/lean-proto';
 import type { Connector, GrpcTls, OpenStream, StreamHandlers } from './transport';
 
-interface SubscribeResponseMsg {
-  event?: { orderId: string; seq: number; publishedAtUs: number };
-  reset?: { reason: number; snapshot?: { lastSeq: number } };
-  skipped?: { fromSeq: number; toSeq: number };
-}
+const SUBSCRIBE_PATH = '/orderstatus.v1.OrderStatusService/Subscribe';
 
 export interface OrderStatusClient extends grpc.Client {
   Subscribe(
@@ -23,11 +20,11 @@ export interface OrderStatusClient extends grpc.Client {
   ): grpc.ClientUnaryCall;
 }
 
-type ClientCtor = new (
+type ClientCtor = (new (
   address: string,
   credentials: grpc.ChannelCredentials,
   options?: grpc.ChannelOptions,
-) => OrderStatusClient;
+) => OrderStatusClient) & { service: grpc.ServiceDefinition };
 
 let ctor: ClientCtor | undefined;
 
@@ -118,7 +115,20 @@ export class GrpcConnector implements Connector {
         client.close();
       }
     };
-    const call = client.Subscribe({ orderId, afterSeq }, authMetadata(this.token));
+    // The generated method with a lean reader of the event arm as its deserializer (the
+    // full protobuf decoder still reads every other arm).
+    const method = orderStatusClientCtor().service.Subscribe;
+    const call = client.makeServerStreamRequest<
+      { orderId: string; afterSeq: number },
+      SubscribeResponseMsg
+    >(
+      SUBSCRIBE_PATH,
+      method.requestSerialize,
+      (buf) =>
+        leanSubscribeResponse(buf, (b) => method.responseDeserialize(b) as SubscribeResponseMsg),
+      { orderId, afterSeq },
+      authMetadata(this.token),
+    );
     call.on('metadata', open);
     call.on('data', (msg: SubscribeResponseMsg) => {
       if (done) return;

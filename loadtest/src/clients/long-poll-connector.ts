@@ -7,7 +7,7 @@ import type {
   StreamHandlers,
   TransportName,
 } from './transport';
-import { parseLongPollBody } from './wire-types';
+import { leanLongPollBody } from './lean/lean-long-poll';
 
 export const DEFAULT_LONG_POLL_WAIT_S = 30;
 export const DEFAULT_SHORT_POLL_INTERVAL_MS = 250;
@@ -69,7 +69,7 @@ export class LongPollConnector implements Connector {
           }
           if (status === 200) {
             try {
-              const page = parseLongPollBody(body);
+              const page = leanLongPollBody(body);
               // A reset or skipped range, when present, comes before the events.
               if (page.reset) handlers.onReset(page.reset);
               if (page.skipped) handlers.onSkipped(page.skipped);

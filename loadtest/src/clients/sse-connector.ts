@@ -8,13 +8,16 @@ import type {
   StreamHandlers,
   TransportName,
 } from './transport';
-import { toWireEvent, toWireReset, toWireSkipped } from './wire-types';
+import { leanEvent } from './lean/lean-event';
+import { toWireReset, toWireSkipped } from './wire-types';
 
 /** Routes one SSE message of the service's stream to the handlers; false = stream is over. */
 export function dispatchSseMessage(message: SseMessage, handlers: StreamHandlers): boolean {
   switch (message.event) {
+    // Both kinds share the order's seq; only seq and the publish time are read.
     case 'status':
-      handlers.onEvent(toWireEvent(JSON.parse(message.data)));
+    case 'tracking':
+      handlers.onEvent(leanEvent(message.data));
       return true;
     case 'reset':
       handlers.onReset(toWireReset(JSON.parse(message.data)));

@@ -26,22 +26,28 @@ export class SseParser {
   constructor(private readonly onMessage: (message: SseMessage) => void) {}
 
   feed(text: string): void {
+    const buf = this.buffer.length > 0 ? this.buffer + text : text;
     let start = 0;
-    let i = 0;
-    const buf = this.buffer + text;
-    if (this.skipLeadingLf && buf.startsWith('\n')) start = i = 1;
+    if (this.skipLeadingLf && buf.charCodeAt(0) === 10) start = 1;
     this.skipLeadingLf = false;
-    for (; i < buf.length; i += 1) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
+    // Line ends are found with indexOf (native) rather than a loop over every character:
+    // the generator parses every frame of thousands of streams. `cr` is searched again
+    // only once passed, so a stream without CR costs one failed search per chunk.
+    let lf = buf.indexOf('\n', start);
+    let cr = buf.indexOf('\r', start);
+    for (;;) {
+      if (lf >= 0 && lf < start) lf = buf.indexOf('\n', start);
+      if (cr >= 0 && cr < start) cr = buf.indexOf('\r', start);
+      let i = cr < 0 ? lf : lf < 0 ? cr : Math.min(lf, cr);
+      if (i < 0) break;
       this.line(buf.slice(start, i));
-      if (c === 13) {
+      if (i === cr) {
         if (i + 1 === buf.length) this.skipLeadingLf = true;
         else if (buf.charCodeAt(i + 1) === 10) i += 1;
       }
       start = i + 1;
     }
-    this.buffer = buf.slice(start);
+    this.buffer = start === 0 ? buf : buf.slice(start);
   }
 
   private line(line: string): void {

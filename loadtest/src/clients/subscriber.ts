@@ -26,6 +26,12 @@ export interface SubscriberOptions {
   readonly reconnect?: boolean;
   /** @default DEFAULT_MAX_RECONNECTS */
   readonly maxReconnects?: number;
+  /**
+   * Record this subscriber's publish-to-receive latency. A run measures latency on a
+   * sample of its subscribers (the clock read and histogram update per event are the
+   * generator's cost) while every subscriber counts its seqs. @default true
+   */
+  readonly measureLatency?: boolean;
   /** Called for every new event (after de-duplication). */
   readonly onEvent?: (event: WireEvent) => void;
 }
@@ -122,7 +128,7 @@ export class Subscriber {
   private onEvent(e: WireEvent): void {
     if (!this.tracker.observe(e.seq)) return;
     this.metrics.delivered += 1;
-    if (e.publishedAtUs >= this.metrics.measureFromUs) {
+    if (this.options.measureLatency !== false && e.publishedAtUs >= this.metrics.measureFromUs) {
       this.metrics.latency.recordUs(epochUs() - e.publishedAtUs);
     }
     this.options.onEvent?.(e);

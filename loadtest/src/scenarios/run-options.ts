@@ -13,6 +13,11 @@ export interface TransportRun {
   readonly variant: string;
   readonly transport: TransportName;
   readonly subscribers: number;
+  /**
+   * Orders the subscribers spread over: subscriber i follows order i mod `orders`
+   * (broadcast: many subscribers per order). @default subscribers (one order each)
+   */
+  readonly orders?: number;
   readonly ratePerOrder: number;
   readonly durationS: number;
   readonly payloadBytes: number;

@@ -15,6 +15,7 @@ import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
+import { latencySampleStride } from './latency-sample';
 import { serviceUsage, type RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
 
@@ -220,8 +221,10 @@ export async function runAgainst(
       connectors.push(proxied);
     }
 
+    const orders = Math.min(run.orders ?? run.subscribers, run.subscribers);
+    const stride = latencySampleStride(run.subscribers, orders);
     await admin.prepare({
-      orders: run.subscribers,
+      orders,
       ratePerOrder: run.ratePerOrder,
       paddingBytes: run.payloadBytes,
       prefix,
@@ -234,11 +237,16 @@ export async function runAgainst(
       for (let j = i; j < Math.min(i + CONNECT_BATCH, run.subscribers); j += 1) {
         const viaProxy = run.proxy && (run.proxy.only !== 'first' || j === 0);
         const sub = new Subscriber(
-          orderId(prefix, j + 1),
+          orderId(prefix, (j % orders) + 1),
           0,
           viaProxy ? proxied : spread.length > 0 ? spread[j % spread.length] : direct,
           j === 0 ? firstMetrics : metrics,
-          { reconnect: run.reconnect ?? true, ...hooks.subscriberOptions?.(j) },
+          {
+            reconnect: run.reconnect ?? true,
+            // Subscriber 0 is always sampled (it alone may go through the proxy).
+            measureLatency: j % stride === 0,
+            ...hooks.subscriberOptions?.(j),
+          },
         );
         subscribers.push(sub);
         batch.push(sub);
@@ -303,7 +311,7 @@ export async function runAgainst(
     genUsage = generator.stop();
     hostUsage = host.stop();
 
-    lastSeqs = await admin.lastSeqs(subscribers.map((s) => s.orderId));
+    lastSeqs = await admin.lastSeqs([...new Set(subscribers.map((s) => s.orderId))]);
     await waitFor(
       () => subscribers.every((s) => s.tracker.highestSeq >= (lastSeqs.get(s.orderId) ?? 0)),
       run.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
