@@ -84,6 +84,7 @@ async function publishUntilOverflow(
 
 function fromProto(m: ProtoSubscribeResponse): Seen {
   if ('event' in m) return { kind: 'event', seq: Number(m.event.seq) };
+  if ('tracking' in m) return { kind: 'event', seq: Number(m.tracking.seq) };
   if ('skipped' in m) {
     return { kind: 'skipped', fromSeq: Number(m.skipped.fromSeq), toSeq: Number(m.skipped.toSeq) };
   }

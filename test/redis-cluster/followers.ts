@@ -2,7 +2,7 @@ import { status as GrpcCode, type ClientReadableStream, type StatusObject } from
 import { request } from 'undici';
 import {
   StreamEndReason,
-  type OrderStatusChanged,
+  type OrderEvent,
   type ProtoSubscribeResponse,
   type StreamReset,
 } from '@app/contracts';
@@ -86,7 +86,7 @@ abstract class BaseFollower implements Follower {
   protected abstract follow(cursor: number): Promise<boolean>;
   abstract close(): void;
 
-  protected record(item: { event?: OrderStatusChanged; reset?: StreamReset }): void {
+  protected record(item: { event?: OrderEvent; reset?: StreamReset }): void {
     if (item.event) {
       const { seq, publishedAtUs } = item.event;
       this.items.push({ kind: 'event', seq: Number(seq), publishedAtUs: Number(publishedAtUs) });
@@ -131,8 +131,10 @@ class SseFollower extends BaseFollower {
     const stream = this.stream;
     if (stream === undefined) return;
     for (const m of stream.messages.slice(this.taken)) {
-      if (m.event === 'status') this.record({ event: JSON.parse(m.data) as OrderStatusChanged });
-      else if (m.event === 'reset') this.record({ reset: JSON.parse(m.data) as StreamReset });
+      // Status changes and tracking updates share the order's seqs: both are events here.
+      if (m.event === 'status' || m.event === 'tracking') {
+        this.record({ event: JSON.parse(m.data) as OrderEvent });
+      } else if (m.event === 'reset') this.record({ reset: JSON.parse(m.data) as StreamReset });
       else if (m.event === 'skipped') {
         const s = JSON.parse(m.data) as { fromSeq: number; toSeq: number };
         this.items.push({ kind: 'skipped', fromSeq: s.fromSeq, toSeq: s.toSeq });
@@ -150,7 +152,7 @@ class SseFollower extends BaseFollower {
 }
 
 interface PollBody {
-  events: OrderStatusChanged[];
+  events: OrderEvent[];
   reset?: StreamReset;
   skipped?: { fromSeq: number; toSeq: number };
   next: number;
@@ -218,7 +220,8 @@ class GrpcFollower extends BaseFollower {
     this.call = call;
     return new Promise((resolve) => {
       call.on('data', (m: ProtoSubscribeResponse) => {
-        if ('event' in m) this.record({ event: m.event as unknown as OrderStatusChanged });
+        if ('event' in m) this.record({ event: m.event as unknown as OrderEvent });
+        else if ('tracking' in m) this.record({ event: m.tracking as unknown as OrderEvent });
         else if ('reset' in m) this.record({ reset: m.reset as unknown as StreamReset });
         else this.items.push({ kind: 'skipped', ...m.skipped });
       });
@@ -297,7 +300,7 @@ export async function followOnEveryTransport(
  * up to the order's last. A silent gap, a duplicate or an event Redis no longer has
  * without a reset after it is a problem.
  */
-export function problemsOf(follower: Follower, truth: readonly OrderStatusChanged[]): string[] {
+export function problemsOf(follower: Follower, truth: readonly OrderEvent[]): string[] {
   const name = `${follower.transport} ${follower.orderId}`;
   const problems: string[] = [];
   const bySeq = new Map(truth.map((e) => [e.seq, e]));

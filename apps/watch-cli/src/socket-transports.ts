@@ -127,7 +127,7 @@ export function grpcConnect(o: WatchOptions): Connect {
         }
         if ('event' in m) h.event(eventFromProto(m.event));
         else if ('skipped' in m) h.skipped(skippedFromProto(m.skipped));
-        else
+        else if ('reset' in m)
           h.reset({
             reason: RESET_REASONS[m.reset.reason],
             snapshot: snapshotFromProto(m.reset.snapshot),

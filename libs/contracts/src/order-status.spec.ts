@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import {
+  acceptsTracking,
   canTransition,
   isOrderStatus,
   isTerminalStatus,
   ORDER_STATUS_SEQUENCE,
   ORDER_STATUSES,
   OrderStatus,
+  TRACKING_STATUSES,
+  transitionRefusal,
 } from './order-status';
 
 const status = fc.constantFrom(...ORDER_STATUSES);
@@ -59,19 +62,31 @@ describe('order status', () => {
       for (const s of nonTerminal) expect(canTransition(s, OrderStatus.Cancelled)).toBe(true);
     });
 
-    it('repeating a non-terminal status is allowed (tracking updates)', () => {
-      for (const s of nonTerminal) expect(canTransition(s, s)).toBe(true);
+    it('repeating the current status is refused: every status change is a real change', () => {
+      for (const s of ORDER_STATUSES) {
+        expect(canTransition(s, s)).toBe(false);
+        expect(transitionRefusal('o1', s, s)).toBe(
+          `order o1 is already ${s}: a status change must change the status`,
+        );
+      }
     });
 
-    it('between life-cycle statuses, only forward (or same) moves are allowed', () => {
+    it('between life-cycle statuses, only forward moves are allowed', () => {
       fc.assert(
         fc.property(
           fc.constantFrom(...nonTerminal),
           fc.constantFrom(...ORDER_STATUS_SEQUENCE),
           (from, to) => {
-            expect(canTransition(from, to)).toBe(rank(to) >= rank(from));
+            expect(canTransition(from, to)).toBe(rank(to) > rank(from));
+            expect(transitionRefusal('o1', from, to) === undefined).toBe(rank(to) > rank(from));
           },
         ),
+      );
+    });
+
+    it('explains a backward move with both statuses', () => {
+      expect(transitionRefusal('o1', OrderStatus.Shipped, OrderStatus.Paid)).toBe(
+        'order o1 cannot move from shipped to paid',
       );
     });
 
@@ -90,12 +105,18 @@ describe('order status', () => {
           path.forEach((s, i) => {
             if (i > 0) {
               expect(isTerminalStatus(path[i - 1])).toBe(false);
-              if (s !== OrderStatus.Cancelled)
-                expect(rank(s)).toBeGreaterThanOrEqual(rank(path[i - 1]));
+              expect(s).not.toBe(path[i - 1]);
+              if (s !== OrderStatus.Cancelled) expect(rank(s)).toBeGreaterThan(rank(path[i - 1]));
             }
           });
         }),
       );
     });
+  });
+
+  it('accepts tracking updates while shipped or out for delivery, and only then', () => {
+    expect(TRACKING_STATUSES).toEqual([OrderStatus.Shipped, OrderStatus.OutForDelivery]);
+    for (const s of ORDER_STATUSES) expect(acceptsTracking(s)).toBe(TRACKING_STATUSES.includes(s));
+    expect(TRACKING_STATUSES.some(isTerminalStatus)).toBe(false);
   });
 });

@@ -33,11 +33,27 @@ export function isTerminalStatus(status: OrderStatus): boolean {
 }
 
 /**
- * Whether `next` may follow `current` (undefined: the order does not exist yet).
+ * Statuses in which an order accepts tracking updates (`TrackingUpdated`): a parcel has a
+ * location and an ETA from the moment it leaves the warehouse until it is delivered.
+ * Before that there is nothing to track; after a terminal status nothing may change.
+ */
+export const TRACKING_STATUSES: readonly OrderStatus[] = [
+  OrderStatus.Shipped,
+  OrderStatus.OutForDelivery,
+];
+
+export function acceptsTracking(status: OrderStatus): boolean {
+  return status === OrderStatus.Shipped || status === OrderStatus.OutForDelivery;
+}
+
+/**
+ * Whether `next` may follow `current` (undefined: the order does not exist yet). Every
+ * status change is a real change:
  * - a new order starts at `created`;
- * - statuses move forward; repeating the current status is allowed (a tracking update,
- *   e.g. another carrier scan while `shipped`), which is what lets the simulator and the
- *   load test publish many events per order without finishing it;
+ * - statuses move strictly forward (steps may be skipped, e.g. `created` to `shipped`);
+ *   repeating the current status is refused, so a client never receives an
+ *   `OrderStatusChanged` that changes nothing (progress such as a carrier scan is a
+ *   `TrackingUpdated`, see `acceptsTracking`);
  * - `cancelled` may follow any non-terminal status;
  * - nothing follows a terminal status.
  */
@@ -45,5 +61,21 @@ export function canTransition(current: OrderStatus | undefined, next: OrderStatu
   if (current === undefined) return next === OrderStatus.Created;
   if (isTerminalStatus(current)) return false;
   if (next === OrderStatus.Cancelled) return true;
-  return ORDER_STATUS_SEQUENCE.indexOf(next) >= ORDER_STATUS_SEQUENCE.indexOf(current);
+  return ORDER_STATUS_SEQUENCE.indexOf(next) > ORDER_STATUS_SEQUENCE.indexOf(current);
+}
+
+/**
+ * Why a publish of `next` after `current` is refused, as one sentence for the error
+ * message (the same words from every store and transport); undefined when it is allowed.
+ */
+export function transitionRefusal(
+  orderId: string,
+  current: OrderStatus,
+  next: OrderStatus,
+): string | undefined {
+  if (canTransition(current, next)) return undefined;
+  if (current === next) {
+    return `order ${orderId} is already ${current}: a status change must change the status`;
+  }
+  return `order ${orderId} cannot move from ${current} to ${next}`;
 }

@@ -7,6 +7,8 @@ import {
   type OrderSnapshot,
   type OrderStatusChanged,
   type StreamItem,
+  type Tracking,
+  type TrackingUpdated,
 } from './order-events';
 import { ORDER_STATUSES, OrderStatus } from './order-status';
 import {
@@ -18,7 +20,10 @@ import {
   snapshotToProto,
   statusFromProto,
   streamItemToProto,
+  trackingFromProto,
+  trackingToProto,
   type ProtoOrderStatusChanged,
+  type ProtoTrackingUpdated,
 } from './proto-codec';
 import {
   ORDER_STATUS_PROTO_PACKAGE,
@@ -63,14 +68,45 @@ const evt: fc.Arbitrary<OrderStatusChanged> = fc
     status,
     publishedAtUs: fc.maxSafeNat(),
     padding: latin1,
+    previousStatus: fc.option(status, { nil: undefined }),
+    reason: fc.option(fc.string({ minLength: 1, maxLength: 40 }), { nil: undefined }),
   })
-  .map(({ padding, ...e }) => (padding.length > 0 ? { ...e, padding } : e));
-const snap: fc.Arbitrary<OrderSnapshot> = fc.record({
-  orderId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
-  status,
-  lastSeq: fc.maxSafeNat(),
-  updatedAtUs: fc.maxSafeNat(),
+  .map(({ padding, previousStatus, reason, ...e }) => ({
+    ...e,
+    ...(previousStatus !== undefined ? { previousStatus } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(padding.length > 0 ? { padding } : {}),
+  }));
+const tracking: fc.Arbitrary<Tracking> = fc.record({
+  location: fc.record({
+    lat: fc.double({ min: -90, max: 90, noNaN: true }),
+    lon: fc.double({ min: -180, max: 180, noNaN: true }),
+  }),
+  etaMs: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
 });
+const trackingEvt: fc.Arbitrary<TrackingUpdated> = fc
+  .record({
+    orderId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+    seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    status,
+    publishedAtUs: fc.maxSafeNat(),
+    padding: latin1,
+    tracking,
+  })
+  .map(({ padding, tracking: t, ...e }) => ({
+    ...e,
+    ...t,
+    ...(padding.length > 0 ? { padding } : {}),
+  }));
+const snap: fc.Arbitrary<OrderSnapshot> = fc
+  .record({
+    orderId: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+    status,
+    lastSeq: fc.maxSafeNat(),
+    updatedAtUs: fc.maxSafeNat(),
+    tracking: fc.option(tracking, { nil: undefined }),
+  })
+  .map(({ tracking: t, ...s }) => (t !== undefined ? { ...s, tracking: t } : s));
 
 describe('proto codec', () => {
   it('maps every status to its proto enum value by name, and back', () => {
@@ -185,6 +221,58 @@ describe('proto codec', () => {
     ).toEqual({ reset: { reason: 2, snapshot: snapshotToProto(s) } });
   });
 
+  it('round-trips every tracking update over the real protobuf wire format', () => {
+    fc.assert(
+      fc.property(trackingEvt, (t) => {
+        const back = overTheWire(streamItemToProto({ kind: 'tracking', tracking: t })) as {
+          tracking: ProtoTrackingUpdated;
+          event?: unknown;
+        };
+        expect(back.event).toBeUndefined();
+        expect(trackingFromProto(back.tracking)).toEqual(t);
+        expect(cursorAfter({ kind: 'tracking', tracking: t })).toBe(t.seq);
+      }),
+    );
+  });
+
+  it('writes seq and published_at_us of both event kinds under the same field numbers', () => {
+    // A lean client reads only these two fields, whichever arm carries them.
+    const common = { orderId: 'o', seq: 300, status: OrderStatus.Shipped, publishedAtUs: 5 };
+    const tracked: TrackingUpdated = { ...common, location: { lat: 1, lon: 2 }, etaMs: 7 };
+    const eventBytes = service.Subscribe.responseSerialize({ event: eventToProto(common) });
+    const trackingBytes = service.Subscribe.responseSerialize({
+      tracking: trackingToProto(tracked),
+    });
+    // Arm tag (field 1 or 4, length-delimited), length, then the same leading fields.
+    expect(eventBytes[0]).toBe((1 << 3) | 2);
+    expect(trackingBytes[0]).toBe((4 << 3) | 2);
+    const head = eventBytes.subarray(2, eventBytes.length);
+    expect(trackingBytes.subarray(2, 2 + head.length)).toEqual(head);
+  });
+
+  it('carries previous status and reason, and reads their proto3 defaults as absent', () => {
+    const e: OrderStatusChanged = {
+      orderId: 'o',
+      seq: 4,
+      status: OrderStatus.Cancelled,
+      previousStatus: OrderStatus.Paid,
+      publishedAtUs: 9,
+      reason: 'customer changed their mind',
+    };
+    expect(eventToProto(e)).toMatchObject({ previousStatus: 2, reason: e.reason });
+    const created: OrderStatusChanged = {
+      orderId: 'o',
+      seq: 1,
+      status: OrderStatus.Created,
+      publishedAtUs: 1,
+    };
+    const back = overTheWire({ event: eventToProto(created) }) as {
+      event: ProtoOrderStatusChanged;
+    };
+    expect(back.event).toMatchObject({ previousStatus: 0, reason: '' });
+    expect(eventFromProto(back.event)).toEqual(created);
+  });
+
   it('maps every reset reason to a defined, non-UNSPECIFIED proto reason', () => {
     // A nested enum lives in its message's descriptor, not in the package definition.
     const resetMsg = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.StreamReset`] as unknown as {
@@ -240,7 +328,12 @@ describe('proto codec', () => {
 
   it('finds the proto file and names the service that is in it', () => {
     expect(ORDER_STATUS_PROTO_PATH).toMatch(/proto[\\/]order_status\.proto$/);
-    expect(Object.keys(service).sort()).toEqual(['GetOrder', 'Subscribe', 'UpdateStatus']);
+    expect(Object.keys(service).sort()).toEqual([
+      'GetOrder',
+      'Subscribe',
+      'UpdateStatus',
+      'UpdateTracking',
+    ]);
     const msg = pkg[`${ORDER_STATUS_PROTO_PACKAGE}.OrderStatusChanged`] as { format: string };
     expect(msg.format).toBe('Protocol Buffer 3 DescriptorProto');
   });

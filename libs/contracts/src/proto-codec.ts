@@ -1,4 +1,12 @@
-import type { OrderSnapshot, OrderStatusChanged, StreamItem, StreamSkipped } from './order-events';
+import type {
+  GeoPoint,
+  OrderSnapshot,
+  OrderStatusChanged,
+  StreamItem,
+  StreamSkipped,
+  Tracking,
+  TrackingUpdated,
+} from './order-events';
 import { ResetReason, SkipReason } from './order-events';
 import { OrderStatus } from './order-status';
 
@@ -46,6 +54,30 @@ export interface ProtoOrderStatusChanged {
   status: number;
   publishedAtUs: number;
   padding?: Buffer;
+  /** 0 (UNSPECIFIED, or absent when encoding) on the first event only. */
+  previousStatus?: number;
+  /** '' or absent: no reason. */
+  reason?: string;
+}
+
+export interface ProtoGeoPoint {
+  lat: number;
+  lon: number;
+}
+
+export interface ProtoTrackingUpdated {
+  orderId: string;
+  seq: number;
+  status: number;
+  publishedAtUs: number;
+  padding?: Buffer;
+  location: ProtoGeoPoint | null;
+  etaMs: number;
+}
+
+export interface ProtoTracking {
+  location: ProtoGeoPoint | null;
+  etaMs: number;
 }
 
 export interface ProtoOrderSnapshot {
@@ -53,6 +85,7 @@ export interface ProtoOrderSnapshot {
   status: number;
   lastSeq: number;
   updatedAtUs: number;
+  tracking?: ProtoTracking | null;
 }
 
 export interface ProtoSkipped {
@@ -64,7 +97,8 @@ export interface ProtoSkipped {
 export type ProtoSubscribeResponse =
   | { event: ProtoOrderStatusChanged }
   | { reset: { reason: number; snapshot: ProtoOrderSnapshot } }
-  | { skipped: ProtoSkipped };
+  | { skipped: ProtoSkipped }
+  | { tracking: ProtoTrackingUpdated };
 
 export function eventToProto(e: OrderStatusChanged): ProtoOrderStatusChanged {
   const msg: ProtoOrderStatusChanged = {
@@ -74,22 +108,43 @@ export function eventToProto(e: OrderStatusChanged): ProtoOrderStatusChanged {
     publishedAtUs: e.publishedAtUs,
   };
   if (e.padding) msg.padding = Buffer.from(e.padding, 'latin1');
+  if (e.previousStatus !== undefined) msg.previousStatus = PROTO_STATUS[e.previousStatus];
+  if (e.reason !== undefined) msg.reason = e.reason;
+  return msg;
+}
+
+export function trackingToProto(t: TrackingUpdated): ProtoTrackingUpdated {
+  const msg: ProtoTrackingUpdated = {
+    orderId: t.orderId,
+    seq: t.seq,
+    status: PROTO_STATUS[t.status],
+    publishedAtUs: t.publishedAtUs,
+    location: { lat: t.location.lat, lon: t.location.lon },
+    etaMs: t.etaMs,
+  };
+  if (t.padding) msg.padding = Buffer.from(t.padding, 'latin1');
   return msg;
 }
 
 export function snapshotToProto(s: OrderSnapshot): ProtoOrderSnapshot {
-  return {
+  const msg: ProtoOrderSnapshot = {
     orderId: s.orderId,
     status: PROTO_STATUS[s.status],
     lastSeq: s.lastSeq,
     updatedAtUs: s.updatedAtUs,
   };
+  if (s.tracking !== undefined) {
+    msg.tracking = { location: { ...s.tracking.location }, etaMs: s.tracking.etaMs };
+  }
+  return msg;
 }
 
 export function streamItemToProto(item: StreamItem): ProtoSubscribeResponse {
   switch (item.kind) {
     case 'event':
       return { event: eventToProto(item.event) };
+    case 'tracking':
+      return { tracking: trackingToProto(item.tracking) };
     case 'reset':
       return {
         reset: {
@@ -118,12 +173,30 @@ export function skippedFromProto(m: ProtoSkipped): StreamSkipped {
 export function eventFromProto(m: ProtoOrderStatusChanged): OrderStatusChanged {
   const status = statusFromProto(m.status);
   if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
-  const padding = m.padding && m.padding.length > 0 ? m.padding.toString('latin1') : undefined;
+  const padding = paddingFromProto(m.padding);
+  const previousStatus = statusFromProto(m.previousStatus);
+  return {
+    orderId: m.orderId,
+    seq: Number(m.seq),
+    status,
+    ...(previousStatus !== undefined ? { previousStatus } : {}),
+    publishedAtUs: Number(m.publishedAtUs),
+    ...(m.reason ? { reason: m.reason } : {}),
+    ...(padding ? { padding } : {}),
+  };
+}
+
+export function trackingFromProto(m: ProtoTrackingUpdated): TrackingUpdated {
+  const status = statusFromProto(m.status);
+  if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
+  const padding = paddingFromProto(m.padding);
   return {
     orderId: m.orderId,
     seq: Number(m.seq),
     status,
     publishedAtUs: Number(m.publishedAtUs),
+    location: geoPointFromProto(m.location),
+    etaMs: Number(m.etaMs),
     ...(padding ? { padding } : {}),
   };
 }
@@ -131,10 +204,23 @@ export function eventFromProto(m: ProtoOrderStatusChanged): OrderStatusChanged {
 export function snapshotFromProto(m: ProtoOrderSnapshot): OrderSnapshot {
   const status = statusFromProto(m.status);
   if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
+  const tracking: Tracking | undefined = m.tracking
+    ? { location: geoPointFromProto(m.tracking.location), etaMs: Number(m.tracking.etaMs) }
+    : undefined;
   return {
     orderId: m.orderId,
     status,
     lastSeq: Number(m.lastSeq),
     updatedAtUs: Number(m.updatedAtUs),
+    ...(tracking !== undefined ? { tracking } : {}),
   };
+}
+
+function paddingFromProto(padding: Buffer | undefined): string | undefined {
+  return padding && padding.length > 0 ? padding.toString('latin1') : undefined;
+}
+
+/** A missing location reads as 0,0 (proto3 default), as proto-loader presents it. */
+function geoPointFromProto(m: ProtoGeoPoint | null | undefined): GeoPoint {
+  return { lat: Number(m?.lat ?? 0), lon: Number(m?.lon ?? 0) };
 }

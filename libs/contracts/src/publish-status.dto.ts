@@ -1,6 +1,13 @@
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { OrderStatus, ORDER_STATUSES } from './order-status';
-import { MAX_PADDING_BYTES, OWNER_ID_PATTERN } from './validation';
+import {
+  CANCEL_REASON_MAX_LENGTH,
+  CANCEL_REASON_PATTERN,
+  MAX_PADDING_BYTES,
+  OWNER_ID_PATTERN,
+} from './validation';
+
+const REASON_MESSAGE = `reason must be 1-${CANCEL_REASON_MAX_LENGTH} printable characters`;
 
 /** Body of `POST /v1/orders/:orderId/status` (gRPC UpdateStatus carries the same fields). */
 export class PublishStatusDto {
@@ -20,4 +27,11 @@ export class PublishStatusDto {
   @IsOptional()
   @Matches(OWNER_ID_PATTERN, { message: `ownerId must match ${OWNER_ID_PATTERN.source}` })
   ownerId?: string;
+
+  /** Why the order is cancelled; only with status `cancelled` (400 otherwise). */
+  @IsOptional()
+  @IsString({ message: REASON_MESSAGE })
+  @MaxLength(CANCEL_REASON_MAX_LENGTH, { message: REASON_MESSAGE })
+  @Matches(CANCEL_REASON_PATTERN, { message: REASON_MESSAGE })
+  reason?: string;
 }

@@ -1,10 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import {
-  cursorAfter,
-  type OrderStatusChanged,
-  type StreamReset,
-  type StreamSkipped,
-} from '@app/contracts';
+import { cursorAfter, type NamedEvent, type StreamReset, type StreamSkipped } from '@app/contracts';
 import type { PollResult } from '@app/event-bus';
 import { endHijacked } from '../../http/hijacked-reply';
 
@@ -20,7 +15,11 @@ import { endHijacked } from '../../http/hijacked-reply';
  */
 export interface PollBody {
   readonly orderId: string;
-  readonly events: OrderStatusChanged[];
+  /**
+   * Status changes (`type: 'status'`) and tracking updates (`type: 'tracking'`) in seq
+   * order: the same JSON as the SSE and socket.io payloads, plus the event's name.
+   */
+  readonly events: NamedEvent[];
   /** The requested cursor could not be served without a gap: replace the view first. */
   readonly reset?: StreamReset;
   /** Events `fromSeq..toSeq`, before `events`, were dropped on overflow and are not coming. */
@@ -34,15 +33,16 @@ export interface PollBody {
 /** The body for a poll's items; see PollBody for the ordering rule. */
 export function pollBody(orderId: string, after: number, result: PollResult): PollBody {
   const { items } = result;
-  const events: OrderStatusChanged[] = [];
+  const events: NamedEvent[] = [];
   let reset: StreamReset | undefined;
   let skipped: StreamSkipped | undefined;
   let next = after;
   let taken = 0;
   for (const item of items) {
     // Only the first item of an answer may be a reset or a skipped range.
-    if (item.kind !== 'event' && taken > 0) break;
-    if (item.kind === 'event') events.push(item.event);
+    if (item.kind !== 'event' && item.kind !== 'tracking' && taken > 0) break;
+    if (item.kind === 'event') events.push({ type: 'status', ...item.event });
+    else if (item.kind === 'tracking') events.push({ type: 'tracking', ...item.tracking });
     else if (item.kind === 'reset') reset = item.reset;
     else skipped = item.skipped;
     next = cursorAfter(item);

@@ -11,6 +11,8 @@ export function itemFrame(item: StreamItem): string {
   switch (item.kind) {
     case 'event':
       return `id: ${id}\nevent: status\ndata: ${JSON.stringify(item.event)}\n\n`;
+    case 'tracking':
+      return `id: ${id}\nevent: tracking\ndata: ${JSON.stringify(item.tracking)}\n\n`;
     case 'reset':
       return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(item.reset)}\n\n`;
     case 'skipped':

@@ -4,6 +4,7 @@ import type {
   StreamEndReason,
   StreamReset,
   StreamSkipped,
+  TrackingUpdated,
 } from '@app/contracts';
 import type { Socket } from 'socket.io';
 
@@ -64,8 +65,10 @@ export interface StreamSkippedPayload extends StreamSkipped {
 
 /** What the server emits; typed so every `socket.emit()` here is checked. */
 export interface ServerToClientEvents {
-  /** One event of a subscribed order, in seq order. */
+  /** A status change of a subscribed order, in seq order (shared with `tracking`). */
   status: (event: OrderStatusChanged) => void;
+  /** A tracking update of a subscribed order, in seq order (shared with `status`). */
+  tracking: (tracking: TrackingUpdated) => void;
   /** The resume point could not be served without a gap: replace the view with `snapshot`. */
   reset: (reset: StreamReset) => void;
   /**

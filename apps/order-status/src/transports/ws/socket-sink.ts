@@ -4,7 +4,8 @@ import type { EngineBackpressure } from './engine-backpressure';
 import type { OrdersSocket } from './orders-ws.events';
 
 /**
- * Delivers one order's stream to a socket: `status` per event, `reset` with the snapshot,
+ * Delivers one order's stream to a socket: `status` per status change, `tracking` per
+ * tracking update, `reset` with the snapshot,
  * `skipped` for events dropped on overflow, `end` with the reason.
  *
  * Held until `open()`: the bus starts pumping (the replay, even `end` for a finished
@@ -92,6 +93,9 @@ export class SocketSink implements DeliverySink {
     switch (item.kind) {
       case 'event':
         this.socket.emit('status', item.event);
+        return;
+      case 'tracking':
+        this.socket.emit('tracking', item.tracking);
         return;
       case 'reset':
         this.socket.emit('reset', item.reset);
