@@ -24,11 +24,12 @@ import {
   type LimitsConfig,
 } from './auth-config';
 import { DEFAULT_STREAM_END_GRACE_MS } from '../connections/stream-lifecycle';
-import { EnvReader, type Env } from './env-schema';
+import { EnvReader, type Env, type VariableSpec } from './env-schema';
 
 /**
- * Every setting of the service, read once from the environment at start-up. The README's
- * configuration table lists the same variables, defaults and ranges.
+ * Every setting of the service, read once from the environment at start-up. The reader
+ * calls below carry each variable's description: docs/configuration.md is generated from
+ * them (`npm run docs:config`).
  */
 export interface AppConfig {
   readonly host: string;
@@ -138,86 +139,295 @@ const HOUR_MS = 3_600_000;
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const r = new EnvReader(env);
+  const config = readConfig(r);
+  r.assertValid();
+  return config;
+}
+
+/**
+ * Every variable the service reads, with its type, default, range and description, in the
+ * order they are read: what docs/configuration.md is generated from.
+ */
+export function describeConfig(): VariableSpec[] {
+  const r = new EnvReader({});
+  readConfig(r);
+  return [...r.variables.values()];
+}
+
+/** Reads every variable through `r`, which collects the problems and the descriptions. */
+function readConfig(r: EnvReader): AppConfig {
   const idempotencyWindowMs = r.int(
     'IDEMPOTENCY_WINDOW_MS',
     DEFAULT_IDEMPOTENCY_WINDOW_MS,
     1_000,
     24 * HOUR_MS,
+    "how long a publish's `Idempotency-Key` / `request_id` is remembered (in Redis when configured, else in memory)",
   );
   const config: AppConfig = {
-    host: r.str('HOST', '127.0.0.1'),
-    httpPort: r.int('HTTP_PORT', 3000, 0, MAX_PORT),
-    httpsPort: r.int('HTTPS_PORT', 3443, -1, MAX_PORT),
-    grpcPort: r.int('GRPC_PORT', 50051, 0, MAX_PORT),
+    host: r.str('HOST', '127.0.0.1', 'bind address of every listener'),
+    httpPort: r.int(
+      'HTTP_PORT',
+      3000,
+      0,
+      MAX_PORT,
+      'plain HTTP/1.1: REST, SSE, long-poll, socket.io (0: any free port)',
+    ),
+    httpsPort: r.int(
+      'HTTPS_PORT',
+      3443,
+      -1,
+      MAX_PORT,
+      'TLS with ALPN `h2` and `http/1.1`: the same routes over HTTP/2 (0: any free port, -1: off)',
+    ),
+    grpcPort: r.int(
+      'GRPC_PORT',
+      50051,
+      0,
+      MAX_PORT,
+      'gRPC: `orderstatus.v1.OrderStatusService`, health and reflection (0: any free port)',
+    ),
     tls: {
-      certFile: r.optional('TLS_CERT_FILE'),
-      keyFile: r.optional('TLS_KEY_FILE'),
-      devCertDir: r.str('TLS_DEV_CERT_DIR', '.certs'),
+      certFile: r.optional('TLS_CERT_FILE', {
+        text: 'certificate (PEM) for the HTTPS port; set with `TLS_KEY_FILE`, or neither for the development certificate',
+        values: 'path',
+      }),
+      keyFile: r.optional('TLS_KEY_FILE', {
+        text: 'private key (PEM) of `TLS_CERT_FILE`',
+        values: 'path',
+      }),
+      devCertDir: r.str('TLS_DEV_CERT_DIR', '.certs', {
+        text: 'where the development certificate is generated and kept when no certificate is configured',
+        values: 'path',
+      }),
     },
     http: {
-      headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
-      requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
-      keepAliveTimeoutMs: r.int('HTTP_KEEPALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000),
-      h2SessionTimeoutMs: r.int('HTTP2_SESSION_TIMEOUT_MS', 120_000, 1_000, HOUR_MS),
+      headersTimeoutMs: r.int(
+        'HTTP_HEADERS_TIMEOUT_MS',
+        10_000,
+        1_000,
+        120_000,
+        'time to receive request headers, on the plain and TLS ports (slow-loris bound)',
+      ),
+      requestTimeoutMs: r.int(
+        'HTTP_REQUEST_TIMEOUT_MS',
+        30_000,
+        1_000,
+        600_000,
+        'time to receive a whole request (not the response: streams are unaffected)',
+      ),
+      keepAliveTimeoutMs: r.int(
+        'HTTP_KEEPALIVE_TIMEOUT_MS',
+        65_000,
+        1_000,
+        600_000,
+        'idle keep-alive; longer than typical load-balancer idle timeouts (60 s)',
+      ),
+      h2SessionTimeoutMs: r.int(
+        'HTTP2_SESSION_TIMEOUT_MS',
+        120_000,
+        1_000,
+        HOUR_MS,
+        'idle HTTP/2 session timeout',
+      ),
       tlsHandshakeTimeoutMs: r.int(
         'HTTP_TLS_HANDSHAKE_TIMEOUT_MS',
         DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS,
         1_000,
         120_000,
+        'time to finish a TLS handshake (a socket that never sends a ClientHello is closed then)',
       ),
-      bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 16_384, 256, 1_048_576),
+      bodyLimitBytes: r.int(
+        'HTTP_BODY_LIMIT_BYTES',
+        16_384,
+        256,
+        1_048_576,
+        'largest request body',
+      ),
     },
     bus: {
-      ringSize: r.int('BUS_RING_SIZE', DEFAULT_RING_SIZE, 1, 100_000),
-      ringMaxAgeMs: r.int('BUS_RING_MAX_AGE_MS', DEFAULT_RING_MAX_AGE_MS, 1_000, 24 * HOUR_MS),
-      queueCapacity: r.int('BUS_QUEUE_CAPACITY', DEFAULT_QUEUE_CAPACITY, 1, 100_000),
-      overflowPolicy: r.oneOf('BUS_OVERFLOW_POLICY', DEFAULT_OVERFLOW_POLICY, OVERFLOW_POLICIES),
-      maxStreamAgeMs: r.int('STREAM_MAX_AGE_MS', DEFAULT_MAX_STREAM_AGE_MS, 0, 24 * HOUR_MS),
+      ringSize: r.int(
+        'BUS_RING_SIZE',
+        DEFAULT_RING_SIZE,
+        1,
+        100_000,
+        'events retained per order for resume',
+      ),
+      ringMaxAgeMs: r.int(
+        'BUS_RING_MAX_AGE_MS',
+        DEFAULT_RING_MAX_AGE_MS,
+        1_000,
+        24 * HOUR_MS,
+        'oldest event age retained for resume',
+      ),
+      queueCapacity: r.int(
+        'BUS_QUEUE_CAPACITY',
+        DEFAULT_QUEUE_CAPACITY,
+        1,
+        100_000,
+        'live events queued per subscriber',
+      ),
+      overflowPolicy: r.oneOf(
+        'BUS_OVERFLOW_POLICY',
+        DEFAULT_OVERFLOW_POLICY,
+        OVERFLOW_POLICIES,
+        'what a full subscriber queue does; what it drops reaches the client as one `skipped` range',
+      ),
+      maxStreamAgeMs: r.int(
+        'STREAM_MAX_AGE_MS',
+        DEFAULT_MAX_STREAM_AGE_MS,
+        0,
+        24 * HOUR_MS,
+        'streams (gRPC, SSE, socket.io) end with reason `max_age` after this long, so load balancers can rebalance; clients resume (0: never)',
+      ),
       maxStreamAgeJitterMs: r.int(
         'STREAM_MAX_AGE_JITTER_MS',
         DEFAULT_MAX_STREAM_AGE_JITTER_MS,
         0,
         HOUR_MS,
+        'random extra age per stream, so streams opened together do not reconnect together',
       ),
-      channelIdleMs: r.int('BUS_CHANNEL_IDLE_MS', DEFAULT_CHANNEL_IDLE_MS, 0, HOUR_MS),
+      channelIdleMs: r.int(
+        'BUS_CHANNEL_IDLE_MS',
+        DEFAULT_CHANNEL_IDLE_MS,
+        0,
+        HOUR_MS,
+        'how long an order stays in the bus (ring, snapshot, its Redis subscription) after its last local subscriber left, so a reconnect finds it warm (0: at once)',
+      ),
     },
     simulator: {
-      enabled: r.bool('SIMULATOR_ENABLED', true),
-      orders: r.int('SIMULATOR_ORDERS', 20, 1, 100_000),
-      ratePerOrder: r.num('SIMULATOR_RATE', 0.5, 0.001, 1_000),
-      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536),
-      eventsPerStatus: r.int('SIMULATOR_EVENTS_PER_STATUS', 10, 1, 1_000_000),
+      enabled: r.bool('SIMULATOR_ENABLED', true, 'start the simulator with the service'),
+      orders: r.int('SIMULATOR_ORDERS', 20, 1, 100_000, 'orders moving at once'),
+      ratePerOrder: r.num('SIMULATOR_RATE', 0.5, 0.001, 1_000, 'events per second per order'),
+      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536, 'filler per event'),
+      eventsPerStatus: r.int(
+        'SIMULATOR_EVENTS_PER_STATUS',
+        10,
+        1,
+        1_000_000,
+        'tracking updates before the next status',
+      ),
     },
-    adminEnabled: r.bool('ADMIN_ENABLED', true),
-    streamEndGraceMs: r.int('STREAM_END_GRACE_MS', DEFAULT_STREAM_END_GRACE_MS, 100, 60_000),
+    adminEnabled: r.bool('ADMIN_ENABLED', true, 'mount `/v1/admin/*` (simulator control)'),
+    streamEndGraceMs: r.int(
+      'STREAM_END_GRACE_MS',
+      DEFAULT_STREAM_END_GRACE_MS,
+      100,
+      60_000,
+      'how long a connection whose stream has ended gets to take its last bytes before it is destroyed (a client that stopped reading)',
+    ),
     sse: {
-      heartbeatMs: r.int('SSE_HEARTBEAT_MS', 15_000, 1_000, 300_000),
-      retryMs: r.int('SSE_RETRY_MS', 2_000, 100, 60_000),
+      heartbeatMs: r.int(
+        'SSE_HEARTBEAT_MS',
+        15_000,
+        1_000,
+        300_000,
+        '`: ping` comment interval on a quiet stream (proxies close idle connections)',
+      ),
+      retryMs: r.int('SSE_RETRY_MS', 2_000, 100, 60_000, '`retry:` sent to EventSource'),
     },
     longPoll: {
-      defaultWaitS: r.int('LONG_POLL_DEFAULT_WAIT_S', 30, 0, 300),
-      maxWaitS: r.int('LONG_POLL_MAX_WAIT_S', 60, 0, 300),
-      maxBatch: r.int('LONG_POLL_MAX_BATCH', 100, 1, 10_000),
+      defaultWaitS: r.int(
+        'LONG_POLL_DEFAULT_WAIT_S',
+        30,
+        0,
+        300,
+        'hold time when `wait` is absent (at most `LONG_POLL_MAX_WAIT_S`)',
+      ),
+      maxWaitS: r.int('LONG_POLL_MAX_WAIT_S', 60, 0, 300, 'cap on `wait`'),
+      maxBatch: r.int('LONG_POLL_MAX_BATCH', 100, 1, 10_000, 'most events per long-poll answer'),
     },
     grpc: {
-      keepaliveTimeMs: r.int('GRPC_KEEPALIVE_TIME_MS', 30_000, 1_000, HOUR_MS),
-      keepaliveTimeoutMs: r.int('GRPC_KEEPALIVE_TIMEOUT_MS', 10_000, 1_000, HOUR_MS),
-      keepalivePermitWithoutCalls: r.bool('GRPC_KEEPALIVE_PERMIT_WITHOUT_CALLS', true),
-      minPingIntervalMs: r.int('GRPC_MIN_PING_INTERVAL_MS', 10_000, 1_000, HOUR_MS),
-      maxConnectionAgeMs: r.int('GRPC_MAX_CONNECTION_AGE_MS', 600_000, 1_000, 24 * HOUR_MS),
-      maxConnectionAgeGraceMs: r.int('GRPC_MAX_CONNECTION_AGE_GRACE_MS', 30_000, 0, HOUR_MS),
-      maxReceiveMessageBytes: r.int('GRPC_MAX_RECEIVE_BYTES', 65_536, 1_024, 4_194_304),
+      keepaliveTimeMs: r.int(
+        'GRPC_KEEPALIVE_TIME_MS',
+        30_000,
+        1_000,
+        HOUR_MS,
+        'server HTTP/2 PING interval',
+      ),
+      keepaliveTimeoutMs: r.int(
+        'GRPC_KEEPALIVE_TIMEOUT_MS',
+        10_000,
+        1_000,
+        HOUR_MS,
+        'PING ack timeout before the connection is closed',
+      ),
+      keepalivePermitWithoutCalls: r.bool(
+        'GRPC_KEEPALIVE_PERMIT_WITHOUT_CALLS',
+        true,
+        'ping (and accept pings) with no active call',
+      ),
+      minPingIntervalMs: r.int(
+        'GRPC_MIN_PING_INTERVAL_MS',
+        10_000,
+        1_000,
+        HOUR_MS,
+        'client pings more frequent than this get GOAWAY',
+      ),
+      maxConnectionAgeMs: r.int(
+        'GRPC_MAX_CONNECTION_AGE_MS',
+        600_000,
+        1_000,
+        24 * HOUR_MS,
+        'connections are recycled (GOAWAY) after this age, so load balancers rebalance',
+      ),
+      maxConnectionAgeGraceMs: r.int(
+        'GRPC_MAX_CONNECTION_AGE_GRACE_MS',
+        30_000,
+        0,
+        HOUR_MS,
+        'time open calls get after that GOAWAY',
+      ),
+      maxReceiveMessageBytes: r.int(
+        'GRPC_MAX_RECEIVE_BYTES',
+        65_536,
+        1_024,
+        4_194_304,
+        'largest request message',
+      ),
     },
     ws: {
-      pingIntervalMs: r.int('WS_PING_INTERVAL_MS', 25_000, 1_000, 600_000),
-      pingTimeoutMs: r.int('WS_PING_TIMEOUT_MS', 20_000, 1_000, 600_000),
-      maxHttpBufferBytes: r.int('WS_MAX_HTTP_BUFFER_BYTES', 16_384, 256, 1_048_576),
-      corsOrigins: r.list('WS_CORS_ORIGINS', ['http://localhost:3000', 'https://localhost:3443']),
+      pingIntervalMs: r.int(
+        'WS_PING_INTERVAL_MS',
+        25_000,
+        1_000,
+        600_000,
+        'engine.io ping interval',
+      ),
+      pingTimeoutMs: r.int('WS_PING_TIMEOUT_MS', 20_000, 1_000, 600_000, 'engine.io ping timeout'),
+      maxHttpBufferBytes: r.int(
+        'WS_MAX_HTTP_BUFFER_BYTES',
+        16_384,
+        256,
+        1_048_576,
+        "largest socket.io message (socket.io's own default: 1 MB)",
+      ),
+      corsOrigins: r.list(
+        'WS_CORS_ORIGINS',
+        ['http://localhost:3000', 'https://localhost:3443'],
+        'origins allowed to open a socket.io connection from a browser (besides this origin)',
+      ),
     },
-    logLevel: r.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent']),
+    logLevel: r.oneOf(
+      'LOG_LEVEL',
+      'info',
+      ['debug', 'info', 'warn', 'error', 'silent'],
+      'JSON log lines at this level and above',
+    ),
     shutdown: {
-      drainMs: r.int('SHUTDOWN_DRAIN_MS', 10_000, 0, 300_000),
-      reconnectJitterMs: r.int('SHUTDOWN_RECONNECT_JITTER_MS', 5_000, 0, 300_000),
+      drainMs: r.int(
+        'SHUTDOWN_DRAIN_MS',
+        10_000,
+        0,
+        300_000,
+        'on SIGTERM, how long clients get to leave after being told to reconnect, before the rest is closed',
+      ),
+      reconnectJitterMs: r.int(
+        'SHUTDOWN_RECONNECT_JITTER_MS',
+        5_000,
+        0,
+        300_000,
+        'reconnect delays advised at shutdown are spread over 100 ms + this, so a restart causes no reconnect storm',
+      ),
     },
     idempotencyWindowMs,
     redis: readRedisConfig(r, idempotencyWindowMs),
@@ -229,14 +439,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
       `LONG_POLL_DEFAULT_WAIT_S=${config.longPoll.defaultWaitS} must not exceed LONG_POLL_MAX_WAIT_S=${config.longPoll.maxWaitS}`,
     );
   }
-  r.assertValid();
   return config;
 }
 
 /** REDIS_* variables; the Redis store is used only when REDIS_URL or REDIS_CLUSTER_NODES is set. */
 function readRedisConfig(r: EnvReader, idempotencyWindowMs: number): RedisConfig | undefined {
-  const url = r.optional('REDIS_URL');
-  const clusterNodes = r.list('REDIS_CLUSTER_NODES', []);
+  const url = r.optional('REDIS_URL', {
+    text: 'use the shared Redis store (several instances); unset, and no `REDIS_CLUSTER_NODES`: the embedded in-memory store',
+    values: '`redis://host:port[/db]`, `rediss://…`',
+  });
+  const clusterNodes = r.list('REDIS_CLUSTER_NODES', [], {
+    text: 'Redis Cluster seed nodes (any nodes of the cluster); wins over `REDIS_URL`',
+    values: 'comma list of `host:port`',
+  });
   if (url !== undefined && !/^rediss?:\/\/\S+$/.test(url)) {
     r.problems.push(
       `REDIS_URL=${JSON.stringify(url)}: must be redis://host:port or rediss://host:port`,
@@ -250,25 +465,37 @@ function readRedisConfig(r: EnvReader, idempotencyWindowMs: number): RedisConfig
   const config: RedisConfig = {
     url,
     clusterNodes,
-    keyPrefix: r.str('REDIS_KEY_PREFIX', DEFAULT_REDIS_KEY_PREFIX),
-    historySize: r.int('REDIS_HISTORY_SIZE', DEFAULT_REDIS_HISTORY_SIZE, 1, 100_000),
+    keyPrefix: r.str('REDIS_KEY_PREFIX', DEFAULT_REDIS_KEY_PREFIX, {
+      text: 'prefix of every key and pub/sub channel',
+      values: 'no braces or spaces',
+    }),
+    historySize: r.int(
+      'REDIS_HISTORY_SIZE',
+      DEFAULT_REDIS_HISTORY_SIZE,
+      1,
+      100_000,
+      'events kept per order in Redis, for resume on any instance',
+    ),
     commandTimeoutMs: r.int(
       'REDIS_COMMAND_TIMEOUT_MS',
       DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
       50,
       60_000,
+      'a command to a hung Redis fails after this (publish answers 503)',
     ),
     connectTimeoutMs: r.int(
       'REDIS_CONNECT_TIMEOUT_MS',
       DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
       50,
       60_000,
+      'connection attempt timeout; also how long start-up waits for Redis',
     ),
     reconnectMaxDelayMs: r.int(
       'REDIS_RECONNECT_MAX_DELAY_MS',
       DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
       10,
       60_000,
+      'longest pause between reconnection attempts',
     ),
     idempotencyWindowMs,
   };
