@@ -1,10 +1,25 @@
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Matches } from 'class-validator';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { StreamTicketStore, type Principal } from '@app/auth';
-import { ORDER_ID_PATTERN } from '@app/contracts';
+import { ErrorCode, ORDER_ID_PATTERN } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import {
+  ApiBearer,
+  ApiErrors,
+  ApiJsonBodyErrors,
+  ORDER_ROUTE_ERRORS,
+} from '../openapi/api-decorators';
+import * as Schema from '../openapi/app-schemas';
 import { CurrentPrincipal } from './auth.decorators';
 import { AuthService } from './auth.service';
 
@@ -40,6 +55,8 @@ export interface SessionBody {
  *   same-origin stream. `DELETE /v1/session` clears it.
  */
 @Controller('v1')
+@ApiTags('credentials')
+@ApiBearer()
 export class StreamTicketsController {
   constructor(
     @Inject(StreamTicketStore) private readonly tickets: StreamTicketStore,
@@ -49,6 +66,16 @@ export class StreamTicketsController {
 
   @Post('stream-tickets')
   @HttpCode(201)
+  @ApiOperation({
+    operationId: 'createStreamTicket',
+    summary: "A single-use ticket for one order's SSE stream",
+    description:
+      'For `GET /v1/orders/{orderId}/stream?ticket=`: valid for that order only, for AUTH_STREAM_TICKET_TTL_S, once (on any instance when Redis is configured). Needs read access to the order.',
+  })
+  @ApiBody({ type: Schema.StreamTicketRequestBody })
+  @ApiCreatedResponse({ type: Schema.StreamTicketBody })
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
+  @ApiJsonBodyErrors()
   async issue(
     @CurrentPrincipal() principal: Principal,
     @Body() body: StreamTicketRequestDto,
@@ -65,6 +92,17 @@ export class StreamTicketsController {
 
   @Post('session')
   @HttpCode(200)
+  @ApiOperation({
+    operationId: 'startSession',
+    summary: 'Set the session cookie EventSource authenticates with',
+    description:
+      'Sets the bearer token as an HttpOnly, SameSite=Strict cookie scoped to `/v1/`, which EventSource sends on same-origin streams. Only the SSE route accepts it.',
+  })
+  @ApiOkResponse({
+    type: Schema.SessionBody,
+    headers: { 'Set-Cookie': { description: 'The session cookie.', schema: { type: 'string' } } },
+  })
+  @ApiErrors(ErrorCode.Unauthenticated)
   session(
     @CurrentPrincipal() principal: Principal,
     @Req() req: FastifyRequest,
@@ -86,6 +124,9 @@ export class StreamTicketsController {
 
   @Delete('session')
   @HttpCode(204)
+  @ApiOperation({ operationId: 'endSession', summary: 'Clear the session cookie' })
+  @ApiNoContentResponse({ description: 'The cookie is cleared.' })
+  @ApiErrors(ErrorCode.Unauthenticated)
   endSession(@Res({ passthrough: true }) reply: FastifyReply): void {
     void reply.clearCookie(this.config.auth.cookieName, { path: '/v1/' });
   }

@@ -6,6 +6,13 @@ import {
   type HealthCheckResult,
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { HealthCheckResult as HealthCheckResultSchema } from '../openapi/app-schemas';
 import { Readiness } from './readiness.service';
 
 /**
@@ -15,6 +22,8 @@ import { Readiness } from './readiness.service';
  * the same readiness (see bootstrap).
  */
 @Controller('health')
+@ApiTags('ops')
+@ApiOkResponse({ type: HealthCheckResultSchema })
 export class HealthController {
   constructor(
     @Inject(HealthCheckService) private readonly health: HealthCheckService,
@@ -24,12 +33,24 @@ export class HealthController {
 
   @Get('live')
   @HealthCheck()
+  @ApiOperation({
+    operationId: 'liveness',
+    summary: 'Liveness probe: answers while the event loop does',
+  })
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
   }
 
   @Get('ready')
   @HealthCheck()
+  @ApiOperation({
+    operationId: 'readiness',
+    summary: 'Readiness probe: 503 while starting, draining or cut off from the store',
+  })
+  @ApiServiceUnavailableResponse({
+    type: HealthCheckResultSchema,
+    description: 'Not ready: see `error`.',
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
     const { phase, storeUp } = this.readiness.state();
     try {

@@ -1,5 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { OrderEventBus } from '@app/event-bus';
+import { HealthBody as HealthBodySchema } from '../openapi/app-schemas';
 import { MetricsService } from './metrics.service';
 
 export interface HealthBody {
@@ -11,6 +13,7 @@ export interface HealthBody {
 
 /** Liveness and Prometheus metrics. */
 @Controller()
+@ApiTags('ops')
 export class OpsController {
   constructor(
     @Inject(MetricsService) private readonly metrics: MetricsService,
@@ -18,6 +21,8 @@ export class OpsController {
   ) {}
 
   @Get('health')
+  @ApiOperation({ operationId: 'health', summary: "This instance's counters" })
+  @ApiOkResponse({ type: HealthBodySchema })
   health(): HealthBody {
     return {
       status: 'ok',
@@ -29,6 +34,12 @@ export class OpsController {
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOperation({
+    operationId: 'metrics',
+    summary: 'Prometheus metrics (text exposition format 0.0.4)',
+  })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ content: { 'text/plain': { schema: { type: 'string' } } } })
   async scrape(): Promise<string> {
     return this.metrics.registry.metrics();
   }

@@ -1,7 +1,18 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
 import {
+  ErrorCode,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
   parseIdempotencyKey,
   PublishStatusDto,
   scopedIdempotencyKey,
@@ -12,6 +23,14 @@ import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { AuthService } from '../auth/auth.service';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
+import {
+  ApiBearer,
+  ApiErrors,
+  ApiJsonBodyErrors,
+  ApiOrderIdParam,
+  ORDER_ROUTE_ERRORS,
+} from '../openapi/api-decorators';
+import * as Schema from '../openapi/api-schemas';
 import { OrderIdPipe } from './order-id.pipe';
 
 /** draft-ietf-httpapi-idempotency-key-header; Node lower-cases incoming header names. */
@@ -21,6 +40,9 @@ const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** The publish API and the snapshot, over REST. gRPC exposes the same through its unary calls. */
 @Controller('v1/orders')
+@ApiTags('orders')
+@ApiBearer()
+@ApiOrderIdParam()
 export class OrdersController {
   constructor(
     @Inject(OrderStore) private readonly store: OrderStore,
@@ -31,6 +53,13 @@ export class OrdersController {
 
   /** The order's current state, with its owner; only the owner or `orders:read:any`. */
   @Get(':orderId')
+  @ApiOperation({
+    operationId: 'getOrder',
+    summary: "The order's current state",
+    description: 'Needs `orders:read` for your own order, `orders:read:any` for any order.',
+  })
+  @ApiOkResponse({ type: Schema.OrderSnapshot })
+  @ApiErrors(...ORDER_ROUTE_ERRORS)
   async snapshot(
     @Param('orderId', OrderIdPipe) orderId: string,
     @CurrentPrincipal() principal: Principal,
@@ -55,6 +84,34 @@ export class OrdersController {
   @Post(':orderId/status')
   @HttpCode(201)
   @RequireScopes(Scope.OrdersWrite)
+  @ApiOperation({
+    operationId: 'publishStatus',
+    summary: 'Publish a status change',
+    description:
+      'Needs `orders:write`. Answers 201 with the event and its assigned seq. A retry with the same `Idempotency-Key` (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers 201 with the first event and `Idempotent-Replayed: true`; the same key with another status is 409.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Makes retries safe (draft-ietf-httpapi-idempotency-key-header).',
+    schema: {
+      type: 'string',
+      pattern: IDEMPOTENCY_KEY_PATTERN.source,
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+    },
+  })
+  @ApiBody({ type: Schema.PublishStatusBody })
+  @ApiCreatedResponse({
+    type: Schema.OrderStatusChanged,
+    headers: {
+      'Idempotent-Replayed': {
+        description: '`true` when this is the answer of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  })
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.FailedPrecondition, ErrorCode.ResourceExhausted)
+  @ApiJsonBodyErrors()
   async publish(
     @Param('orderId', OrderIdPipe) orderId: string,
     @Body() body: PublishStatusDto,

@@ -1,7 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope } from '@app/auth';
+import { ErrorCode } from '@app/contracts';
 import { OrderSimulator, type SimulatorStatus } from '@app/event-bus';
 import { RequireScopes } from '../auth/auth.decorators';
+import { ApiBearer, ApiErrors, ApiJsonBodyErrors } from '../openapi/api-decorators';
+import * as Schema from '../openapi/app-schemas';
 import { SimulatorScheduleDto } from './simulator-schedule.dto';
 
 /**
@@ -12,15 +16,30 @@ import { SimulatorScheduleDto } from './simulator-schedule.dto';
 @Controller('v1/admin/simulator')
 // It publishes on everyone's behalf: the same scope as the publish API.
 @RequireScopes(Scope.OrdersWrite)
+@ApiTags('admin')
+@ApiBearer()
+@ApiOkResponse({ type: Schema.SimulatorStatus })
+@ApiErrors(ErrorCode.Unauthenticated, ErrorCode.PermissionDenied)
 export class SimulatorController {
   constructor(@Inject(OrderSimulator) private readonly simulator: OrderSimulator) {}
 
   @Get()
+  @ApiOperation({
+    operationId: 'getSimulator',
+    summary: "The simulator's state (needs `orders:write`)",
+  })
   status(): SimulatorStatus {
     return this.simulator.status();
   }
 
   @Put()
+  @ApiOperation({
+    operationId: 'configureSimulator',
+    summary: 'Set a schedule: create the orders, and start unless `autoStart: false`',
+  })
+  @ApiBody({ type: Schema.SimulatorScheduleBody })
+  @ApiErrors(ErrorCode.InvalidArgument, ErrorCode.Unavailable)
+  @ApiJsonBodyErrors()
   async configure(@Body() body: SimulatorScheduleDto): Promise<SimulatorStatus> {
     const { autoStart, ...schedule } = body;
     const status = await this.simulator.prepare(schedule);
@@ -29,12 +48,14 @@ export class SimulatorController {
 
   @Post('start')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'startSimulator', summary: 'Start the prepared schedule' })
   start(): SimulatorStatus {
     return this.simulator.start();
   }
 
   @Post('stop')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'stopSimulator', summary: 'Stop publishing' })
   stop(): SimulatorStatus {
     return this.simulator.stop();
   }

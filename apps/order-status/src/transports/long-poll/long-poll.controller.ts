@@ -1,5 +1,12 @@
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import {
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ErrorCode, GatewayError, parseOrderId, parseSeq } from '@app/contracts';
 import { OrderEventBus, openPoll } from '@app/event-bus';
 import { APP_CONFIG } from '../../config/config.module';
@@ -7,6 +14,14 @@ import { httpConnectionPort } from '../../connections/http-connection-port';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import { startStream } from '../../connections/stream-lifecycle';
 import { LogConnection } from '../../ops/connection-log.guard';
+import {
+  ApiBearer,
+  ApiErrors,
+  ApiOrderIdParam,
+  ORDER_ROUTE_ERRORS,
+} from '../../openapi/api-decorators';
+import { PollBody } from '../../openapi/app-schemas';
+import { LONG_POLL_DESCRIPTION } from '../../openapi/stream-descriptions';
 import type { AppConfig } from '../../config/app-config';
 import { answer } from './poll-answer';
 
@@ -24,6 +39,7 @@ interface PollHandle {
  * the moment the client goes away.
  */
 @Controller('v1/orders')
+@ApiTags('streams')
 export class LongPollController {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
@@ -33,6 +49,38 @@ export class LongPollController {
 
   @Get(':orderId/events')
   @LogConnection()
+  @ApiOperation({
+    operationId: 'pollOrderEvents',
+    summary: "Wait for an order's next events (long-poll; short-poll with wait=0)",
+    description: LONG_POLL_DESCRIPTION,
+  })
+  @ApiBearer()
+  @ApiOrderIdParam()
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    description: 'The `next` of the previous answer (0 or absent: from the start of retention).',
+    schema: { type: 'integer', minimum: 0, format: 'int64' },
+  })
+  @ApiQuery({
+    name: 'wait',
+    required: false,
+    description:
+      'Seconds to hold the request while nothing is new (default LONG_POLL_DEFAULT_WAIT_S; longer asks are capped at LONG_POLL_MAX_WAIT_S; 0: answer at once).',
+    schema: { type: 'integer', minimum: 0 },
+  })
+  @ApiOkResponse({ type: PollBody, description: 'What came after `after`.' })
+  @ApiNoContentResponse({
+    description:
+      'Nothing new within `wait`: poll again with the same `after` (after `Retry-After` seconds when the instance is shutting down).',
+    headers: {
+      'Retry-After': {
+        description: 'Sent while the instance shuts down: seconds to wait before polling again.',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  })
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
   async poll(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,

@@ -1,6 +1,15 @@
 import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  ErrorCode,
   parseOrderId,
   parseSeq,
   StreamEndReason,
@@ -19,6 +28,13 @@ import {
 } from '../../connections/stream-lifecycle';
 import { endHijackedError, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
 import { LogConnection } from '../../ops/connection-log.guard';
+import {
+  ApiErrors,
+  ApiOrderIdParam,
+  ApiStreamCredentials,
+  ORDER_ROUTE_ERRORS,
+} from '../../openapi/api-decorators';
+import { SSE_STREAM_DESCRIPTION } from '../../openapi/stream-descriptions';
 import type { AppConfig } from '../../config/app-config';
 import { endFrame, itemFrame, retryFrame } from './sse-frames';
 import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
@@ -44,6 +60,7 @@ const TRANSPORT = 'sse';
  * and the bus pauses while the socket drains.
  */
 @Controller('v1/orders')
+@ApiTags('streams')
 export class SseController {
   constructor(
     @Inject(StreamConnections) private readonly connections: StreamConnections,
@@ -60,6 +77,35 @@ export class SseController {
   @Get(':orderId/stream')
   @StreamCredentials()
   @LogConnection()
+  @ApiOperation({
+    operationId: 'streamOrderEvents',
+    summary: "Follow an order's events (Server-Sent Events)",
+    description: SSE_STREAM_DESCRIPTION,
+  })
+  @ApiStreamCredentials()
+  @ApiOrderIdParam()
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    description:
+      'Resume after this seq (0 or absent: from the start of retention). `Last-Event-ID` wins when both are sent.',
+    schema: { type: 'integer', minimum: 0, format: 'int64' },
+  })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'Sent by EventSource on reconnect: the `id` of the last frame it received.',
+    schema: { type: 'string', pattern: '^[0-9]{1,16}$' },
+  })
+  @ApiOkResponse({
+    description: 'An event stream that ends with an `end` frame.',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiNoContentResponse({
+    description:
+      'The order is finished and there is nothing after the resume point: EventSource stops reconnecting.',
+  })
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
   async stream(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,

@@ -1,0 +1,111 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import {
+  ErrorCode,
+  HTTP_STATUS_BY_CODE,
+  ORDER_ID_MAX_LENGTH,
+  ORDER_ID_PATTERN,
+} from '@app/contracts';
+import { ErrorBody } from './api-schemas';
+
+/** Names of the security schemes declared in openapi-document.ts. */
+export const SecurityScheme = {
+  Bearer: 'bearer',
+  SessionCookie: 'session-cookie',
+  StreamTicket: 'stream-ticket',
+} as const;
+
+/** What each code means on this API; the body is always ErrorBody. */
+const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
+  [ErrorCode.InvalidArgument]:
+    'A parameter, header or body field is malformed (the message names it).',
+  [ErrorCode.Unauthenticated]: 'No credentials, or they are invalid or expired.',
+  [ErrorCode.PermissionDenied]: "The token lacks the scope, or the order is someone else's.",
+  [ErrorCode.NotFound]: 'No such order (or route).',
+  [ErrorCode.FailedPrecondition]:
+    'Conflicts with the current state (e.g. a transition the life cycle forbids, or an idempotency key reused for another request).',
+  [ErrorCode.ResourceExhausted]:
+    'A limit was reached (connections per principal, publish rate). Retry after `Retry-After`.',
+  [ErrorCode.Internal]: 'An unexpected failure; details are logged, never sent.',
+  [ErrorCode.Unavailable]:
+    'The store is unreachable or the instance is draining. Retry after `Retry-After`.',
+  [ErrorCode.DeadlineExceeded]: 'The work did not finish in time.',
+};
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying (when the service knows).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+/**
+ * Error answers of a route, one per code, with the typed error body. Statuses come from
+ * HTTP_STATUS_BY_CODE, the same table the error filter uses.
+ */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...codes.map((code) =>
+      ApiResponse({
+        status: HTTP_STATUS_BY_CODE[code],
+        description: `\`${code}\`: ${ERROR_MEANING[code]}`,
+        type: ErrorBody,
+        ...(code === ErrorCode.ResourceExhausted || code === ErrorCode.Unavailable
+          ? { headers: RETRY_AFTER }
+          : {}),
+      }),
+    ),
+  );
+}
+
+/** The errors every authenticated order route can answer. */
+export const ORDER_ROUTE_ERRORS = [
+  ErrorCode.InvalidArgument,
+  ErrorCode.Unauthenticated,
+  ErrorCode.PermissionDenied,
+  ErrorCode.NotFound,
+  ErrorCode.Unavailable,
+] as const;
+
+/** `{orderId}` in a route path. */
+export function ApiOrderIdParam(): MethodDecorator & ClassDecorator {
+  return ApiParam({
+    name: 'orderId',
+    description: `1-${ORDER_ID_MAX_LENGTH} characters of [A-Za-z0-9_-], starting with a letter or digit.`,
+    schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, maxLength: ORDER_ID_MAX_LENGTH },
+    example: 'order-1',
+  });
+}
+
+/** A route that takes a bearer token only (the default under /v1/). */
+export const ApiBearer = (): MethodDecorator & ClassDecorator =>
+  ApiBearerAuth(SecurityScheme.Bearer);
+
+/**
+ * The SSE route: any one of a bearer token, a single-use stream ticket for the order, or
+ * the session cookie (EventSource cannot send headers). OpenAPI lists alternatives as
+ * separate security requirements.
+ */
+export function ApiStreamCredentials(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiBearerAuth(SecurityScheme.Bearer),
+    ApiSecurity(SecurityScheme.StreamTicket),
+    ApiCookieAuth(SecurityScheme.SessionCookie),
+  );
+}
+
+/** What the JSON-body gate answers (http/json-bodies.ts) before any handler runs. */
+export function ApiJsonBodyErrors(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiResponse({
+      status: 413,
+      description: '`invalid_argument`: the body is larger than HTTP_BODY_LIMIT_BYTES.',
+      type: ErrorBody,
+    }),
+    ApiResponse({
+      status: 415,
+      description: '`invalid_argument`: the body is not `application/json`.',
+      type: ErrorBody,
+    }),
+  );
+}
