@@ -74,6 +74,13 @@ export interface AppConfig {
   };
   readonly adminEnabled: boolean;
   /**
+   * `DOCS_ENABLED`: the OpenAPI document at `/docs/openapi.json` and Swagger UI at `/docs`.
+   * Default: on, except with NODE_ENV=production. The document holds no secret (it is
+   * committed as docs/openapi.json), but the UI puts 1.5 MB of third-party script on the
+   * API's origin, where the session cookie is valid; production opts in explicitly.
+   */
+  readonly docs: { readonly enabled: boolean };
+  /**
    * How long a connection whose stream has ended (end frame, final answer, status) gets
    * to take its last bytes before it is destroyed: bounds a client that stopped reading.
    */
@@ -308,6 +315,12 @@ function readConfig(r: EnvReader): AppConfig {
       ),
     },
     adminEnabled: r.bool('ADMIN_ENABLED', true, 'mount `/v1/admin/*` (simulator control)'),
+    docs: {
+      enabled: r.bool('DOCS_ENABLED', r.str('NODE_ENV', 'development') !== 'production', {
+        text: 'serve the OpenAPI document at `/docs/openapi.json` and Swagger UI at `/docs`',
+        default: '`true` (`false` with `NODE_ENV=production`)',
+      }),
+    },
     streamEndGraceMs: r.int(
       'STREAM_END_GRACE_MS',
       DEFAULT_STREAM_END_GRACE_MS,
