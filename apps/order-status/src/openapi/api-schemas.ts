@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  CANCEL_REASON_MAX_LENGTH,
   ErrorCode,
+  MAX_ETA_MS,
   MAX_PADDING_BYTES,
   ORDER_ID_MAX_LENGTH,
   ORDER_ID_PATTERN,
@@ -10,11 +12,14 @@ import {
   ResetReason,
   SkipReason,
   type ErrorBody as ErrorBodyShape,
+  type GeoPoint as GeoPointShape,
   type OrderSnapshot as OrderSnapshotShape,
   type OrderStatusChanged as OrderStatusChangedShape,
   type PublishStatusDto,
   type StreamReset as StreamResetShape,
   type StreamSkipped as StreamSkippedShape,
+  type Tracking as TrackingShape,
+  type TrackingUpdated as TrackingUpdatedShape,
 } from '@app/contracts';
 
 /*
@@ -61,6 +66,7 @@ export class OrderStatusChanged implements OrderStatusChangedShape {
 
   @ApiPropertyOptional({
     type: String,
+    maxLength: CANCEL_REASON_MAX_LENGTH,
     description: 'Why the order was cancelled (only on `cancelled`, when the publisher said).',
   })
   readonly reason?: string;
@@ -70,6 +76,72 @@ export class OrderStatusChanged implements OrderStatusChangedShape {
     maxLength: MAX_PADDING_BYTES,
     description:
       'Filler for payload-size experiments (`paddingBytes` of the publish); absent when empty.',
+  })
+  readonly padding?: string;
+}
+
+export class GeoPoint implements GeoPointShape {
+  @ApiProperty({
+    type: Number,
+    minimum: -90,
+    maximum: 90,
+    description: 'Latitude, WGS 84 degrees.',
+  })
+  readonly lat!: number;
+
+  @ApiProperty({
+    type: Number,
+    minimum: -180,
+    maximum: 180,
+    description: 'Longitude, WGS 84 degrees.',
+  })
+  readonly lon!: number;
+}
+
+const LOCATION = { type: () => GeoPoint, description: 'Where the parcel is.' } as const;
+const ETA_MS = {
+  type: 'integer',
+  format: 'int64',
+  minimum: 1,
+  maximum: MAX_ETA_MS,
+  description: 'Estimated time of arrival, epoch milliseconds.',
+} as const;
+
+export class Tracking implements TrackingShape {
+  @ApiProperty(LOCATION)
+  readonly location!: GeoPoint;
+
+  @ApiProperty(ETA_MS)
+  readonly etaMs!: number;
+}
+
+/**
+ * Progress that does not change the status (a carrier scan, a GPS fix, a new ETA); it
+ * shares the order's seq sequence with status changes.
+ */
+export class TrackingUpdated implements TrackingUpdatedShape {
+  @ApiProperty(ORDER_ID)
+  readonly orderId!: string;
+
+  @ApiProperty({ ...SEQ, description: 'Same sequence as the status changes.' })
+  readonly seq!: number;
+
+  @ApiProperty({ ...STATUS, description: 'The order status when it was published (unchanged).' })
+  readonly status!: OrderStatus;
+
+  @ApiProperty({ ...EPOCH_US, description: `Publish time. ${EPOCH_US.description}` })
+  readonly publishedAtUs!: number;
+
+  @ApiProperty(LOCATION)
+  readonly location!: GeoPoint;
+
+  @ApiProperty(ETA_MS)
+  readonly etaMs!: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: MAX_PADDING_BYTES,
+    description: 'Filler for payload-size experiments; absent when empty.',
   })
   readonly padding?: string;
 }
@@ -86,6 +158,12 @@ export class OrderSnapshot implements OrderSnapshotShape {
 
   @ApiProperty({ ...EPOCH_US, description: `Time of the last event. ${EPOCH_US.description}` })
   readonly updatedAtUs!: number;
+
+  @ApiPropertyOptional({
+    type: () => Tracking,
+    description: "The newest tracking update's location and ETA, once there has been one.",
+  })
+  readonly tracking?: Tracking;
 
   @ApiPropertyOptional({
     type: String,
@@ -169,6 +247,7 @@ export class PublishStatusBody implements Required<PublishStatusDto> {
 
   @ApiPropertyOptional({
     type: String,
+    maxLength: CANCEL_REASON_MAX_LENGTH,
     description: 'Why the order is cancelled; only with status `cancelled` (400 otherwise).',
   })
   readonly reason!: string;

@@ -1,5 +1,17 @@
-import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { MAX_PADDING_BYTES, ORDER_ID_MAX_LENGTH, ORDER_ID_PATTERN } from '@app/contracts';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  getSchemaPath,
+  type ApiPropertyOptions,
+} from '@nestjs/swagger';
+import {
+  MAX_PADDING_BYTES,
+  ORDER_ID_MAX_LENGTH,
+  ORDER_ID_PATTERN,
+  type EventName,
+  type NamedEvent,
+} from '@app/contracts';
 import type {
   SimulatorSchedule as SimulatorScheduleShape,
   SimulatorState,
@@ -7,7 +19,7 @@ import type {
 } from '@app/event-bus';
 import type { SimulatorScheduleDto } from '../orders/simulator-schedule.dto';
 import type { PollBody as PollBodyShape } from '../transports/long-poll/poll-answer';
-import { OrderStatusChanged, StreamReset, StreamSkipped } from './api-schemas';
+import { OrderStatusChanged, StreamReset, StreamSkipped, TrackingUpdated } from './api-schemas';
 
 /*
  * OpenAPI schemas of the service's own (non-contract) bodies; see api-schemas.ts for why
@@ -22,15 +34,42 @@ const ORDER_ID = {
   maxLength: ORDER_ID_MAX_LENGTH,
 } as const;
 
+/** A status change in a long-poll answer: the event plus its name. */
+export class PolledStatusChange extends OrderStatusChanged {
+  @ApiProperty({ enum: ['status'] satisfies EventName[] })
+  readonly type!: 'status';
+}
+
+/** A tracking update in a long-poll answer: the event plus its name. */
+export class PolledTrackingUpdate extends TrackingUpdated {
+  @ApiProperty({ enum: ['tracking'] satisfies EventName[] })
+  readonly type!: 'tracking';
+}
+
+@ApiExtraModels(PolledStatusChange, PolledTrackingUpdate)
 export class PollBody implements PollBodyShape {
   @ApiProperty(ORDER_ID)
   readonly orderId!: string;
 
   @ApiProperty({
-    type: () => [OrderStatusChanged],
-    description: 'Events after `after`, in seq order (at most LONG_POLL_MAX_BATCH).',
+    type: 'array',
+    items: {
+      oneOf: [
+        { $ref: getSchemaPath(PolledStatusChange) },
+        { $ref: getSchemaPath(PolledTrackingUpdate) },
+      ],
+      discriminator: {
+        propertyName: 'type',
+        mapping: {
+          status: getSchemaPath(PolledStatusChange),
+          tracking: getSchemaPath(PolledTrackingUpdate),
+        },
+      },
+    },
+    description:
+      'Status changes and tracking updates after `after`, in seq order (at most LONG_POLL_MAX_BATCH), each named by `type`: the same JSON as the SSE and socket.io payloads.',
   })
-  readonly events!: OrderStatusChanged[];
+  readonly events!: NamedEvent[];
 
   @ApiPropertyOptional({
     type: () => StreamReset,
