@@ -50,7 +50,7 @@ export const STACK: StackSettings = {
   appEnv: {
     // TLS ends at nginx, which talks HTTP/1.1 and cleartext h2 (gRPC) to the instances;
     // their own TLS port is left on a free port, unused (with HTTPS_PORT=-1 the plain
-    // port answered nothing at the time of writing: see the README).
+    // port answered nothing at the time of writing: see docs/scale-out.md).
     HTTPS_PORT: '0',
     LOG_LEVEL: 'info',
     REDIS_KEY_PREFIX: 'os',
@@ -63,7 +63,7 @@ export const STACK: StackSettings = {
     // same key, issuer and audience. The stack is a demo: the public demo secret, stated
     // here rather than left to each instance's default, so `npm run stack` can print a
     // token both accept. A real deployment sets its own AUTH_HS256_SECRET or a JWKS
-    // (NODE_ENV=production refuses the demo secret; README "Security").
+    // (NODE_ENV=production refuses the demo secret; docs/security.md).
     AUTH_HS256_SECRET: DEMO_HS256_SECRET,
     AUTH_ISSUER: DEFAULT_ISSUER,
     AUTH_AUDIENCE: DEFAULT_AUDIENCE,

@@ -1,7 +1,6 @@
 /**
  * The demo signing secret, public on purpose so `npm start` and curl work with no setup.
- * Production (NODE_ENV=production) refuses to start with it (see the README's security
- * section).
+ * Production (NODE_ENV=production) refuses to start with it (see docs/security.md).
  */
 export const DEMO_HS256_SECRET = 'order-status-demo-secret-do-not-use-in-production';
 

@@ -6,7 +6,7 @@ import type { RunResult } from '../scenarios/result';
 
 export const RESULTS_SCHEMA = 'order-status-loadtest/v1';
 
-/** The whole results file; its schema is documented in loadtest/README.md. */
+/** The whole results file; its schema is documented in docs/loadtest-method.md. */
 export interface Report {
   readonly schema: typeof RESULTS_SCHEMA;
   readonly startedAt: string;

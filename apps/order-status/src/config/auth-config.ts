@@ -13,7 +13,7 @@ import {
 } from '@app/auth';
 import type { EnvReader } from './env-schema';
 
-/** Token verification, stream credentials and the HTTP CORS allow-list (README "Security"). */
+/** Token verification, stream credentials and the HTTP CORS allow-list (docs/security.md). */
 export interface AuthConfig {
   /** NODE_ENV=production: the demo secret is refused. */
   readonly production: boolean;

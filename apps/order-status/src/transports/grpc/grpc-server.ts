@@ -77,7 +77,7 @@ export class BoundServerGrpc extends ServerGrpc {
 }
 
 /**
- * The gRPC listener's options, all from config (see README, "gRPC keepalive").
+ * The gRPC listener's options, all from config (GRPC_* in docs/configuration.md).
  * `discovery` adds the health and reflection services to the same server.
  */
 export function grpcServerOptions(

@@ -33,7 +33,7 @@ import { answerUnknownEvents } from './unknown-events';
 /**
  * socket.io namespace `/orders`: `subscribe {orderId, afterSeq}` / `unsubscribe {orderId}`,
  * each answered by an ack; the server emits `status`, `reset` and `end` (see
- * orders-ws.events.ts and README.md).
+ * orders-ws.events.ts and docs/routes.md).
  *
  * Handlers never throw: a thrown error would reach Nest's WsExceptionsHandler, which emits
  * an `exception` event the client is not waiting for, and the ack would never come. Every
