@@ -5,6 +5,7 @@ import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
 import { bareServerCommand } from './bare/bare-command';
+import { launchNchan } from './nchan/nchan-server';
 import {
   canPin,
   launchService,
@@ -85,6 +86,7 @@ function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined) {
   let started = 0;
   return (run: TransportRun, opts: { inspect: boolean }): Promise<RunningService> => {
     const kind = run.server ?? server;
+    if (kind === 'nchan') return launchNchan();
     const command = kind === 'bare' ? bareServerCommand(run.transport) : undefined;
     // One profile per started server, named after the run it serves (node writes it at exit).
     const name = [

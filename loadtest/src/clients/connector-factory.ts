@@ -5,6 +5,7 @@ import {
   DEFAULT_SHORT_POLL_INTERVAL_MS,
   LongPollConnector,
 } from './long-poll-connector';
+import { NchanLongPollConnector, NchanWebSocketConnector } from '../nchan/nchan-connectors';
 import { SocketIoConnector } from './socketio-connector';
 import { SseConnector } from './sse-connector';
 import type { Connector, ConnectorOptions, TransportName } from './transport';
@@ -15,6 +16,13 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
   const h1 = (): Http1Getter => new Http1Getter(o.host, o.httpPort);
   const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
+  if (o.peer === 'nchan') {
+    // Nchan's SSE is the service's format on the same route (`event: status` included).
+    if (transport === 'sse') return new SseConnector(transport, h1(), profile, o.token);
+    if (transport === 'longpoll') return new NchanLongPollConnector(h1());
+    if (transport === 'ws') return new NchanWebSocketConnector(o.host, o.httpPort);
+    throw new TypeError(`the Nchan peer serves sse, longpoll and ws, not ${transport}`);
+  }
   switch (transport) {
     case 'grpc':
       return new GrpcConnector(

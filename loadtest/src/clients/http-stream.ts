@@ -10,7 +10,8 @@ export const DEFAULT_H2_STREAMS_PER_SESSION = 100;
 
 /** Callbacks of one HTTP GET whose body is read as it arrives. */
 export interface HttpStreamHandlers {
-  onResponse(status: number): void;
+  /** `headers`: the response's headers, lower-case names (Nchan's long-poll cursor is in them). */
+  onResponse(status: number, headers: Readonly<Record<string, unknown>>): void;
   onText(text: string): void;
   onEnd(): void;
   onError(code: string): void;
@@ -57,7 +58,7 @@ export class Http1Getter implements HttpGetter {
     req.on('response', (res) => {
       response = res;
       res.setEncoding('utf8');
-      handlers.onResponse(res.statusCode ?? 0);
+      handlers.onResponse(res.statusCode ?? 0, res.headers);
       res.on('data', (text: string) => {
         if (!settled) handlers.onText(text);
       });
@@ -139,7 +140,7 @@ export class Http2Getter implements HttpGetter {
       return { abort: () => undefined, pause: () => undefined, resume: () => undefined };
     }
     stream.setEncoding('utf8');
-    stream.on('response', (h) => handlers.onResponse(Number(h[h2.HTTP2_HEADER_STATUS] ?? 0)));
+    stream.on('response', (h) => handlers.onResponse(Number(h[h2.HTTP2_HEADER_STATUS] ?? 0), h));
     stream.on('data', (text: string) => {
       if (!settled) handlers.onText(text);
     });

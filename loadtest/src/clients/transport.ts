@@ -74,6 +74,11 @@ export interface ConnectorOptions {
   readonly h2StreamsPerSession?: number;
   /** Long-poll hold time asked of the server, seconds. @default 30 */
   readonly longPollWaitS?: number;
+  /**
+   * An outside server with its own protocol for the same routes (Nchan: raw WebSocket,
+   * its own long-poll cursor); undefined for the service and the bare server.
+   */
+  readonly peer?: 'nchan';
   /** Short-poll interval. @default 250 */
   readonly shortPollIntervalMs?: number;
 }

@@ -11,7 +11,7 @@ const mb = (b: number): string => (b > 0 ? (b / 1048576).toFixed(0) : '-');
 
 /** The summary columns, shared by the console, Markdown and HTML tables. */
 export const COLUMNS: readonly Column[] = [
-  { title: 'scenario', value: (r) => r.scenario + (r.server === 'bare' ? ' (bare)' : '') },
+  { title: 'scenario', value: (r) => r.scenario + (r.server === 'nest' ? '' : ` (${r.server})`) },
   { title: 'variant', value: (r) => r.variant || '-' },
   { title: 'transport', value: (r) => r.transport },
   { title: 'subs', value: (r) => String(r.settings.subscribers) },

@@ -1,7 +1,7 @@
 import type { Subscriber } from '../clients/subscriber';
 import { promValue } from '../sampling/prom-text';
 import { readProcStat } from '../sampling/proc-stat';
-import type { AdminClient } from '../service/admin';
+import type { ServiceControl } from '../service/admin';
 import { runTransport, waitFor } from './run-transport';
 import { isStreaming, perTransport, type Scenario } from './scenario';
 
@@ -18,7 +18,7 @@ interface PauseResult {
   rssDeltaKB: number;
 }
 
-async function counters(admin: AdminClient): Promise<{ dropped: number; overflows: number }> {
+async function counters(admin: ServiceControl): Promise<{ dropped: number; overflows: number }> {
   const m = await admin.metrics();
   return {
     dropped: (m && promValue(m, 'order_queue_dropped_events_total')) ?? 0,
@@ -46,7 +46,7 @@ export const backpressure: Scenario = {
       let busy = false;
       let finished: Promise<void> = Promise.resolve();
       let sub: Subscriber | undefined;
-      let admin: AdminClient | undefined;
+      let admin: ServiceControl | undefined;
       let pid: number | undefined;
 
       const pause = async (seconds: number): Promise<void> => {

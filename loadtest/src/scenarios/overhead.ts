@@ -1,8 +1,9 @@
+import { comparedServers, serverLabel } from './peers';
 import { runTransport } from './run-transport';
 import { PADDING_FOR_117_BYTES } from './steady';
 import { perTransport, type Scenario, warmupOf } from './scenario';
 
-export const OVERHEAD_TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll'] as const;
+export const OVERHEAD_TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll', 'longpoll-h2'] as const;
 
 /**
  * Rounds of (Nest, bare) runs per transport. One pair is not enough: on a quiet host
@@ -16,7 +17,9 @@ export const OVERHEAD_ROUNDS = 3;
 /**
  * The same steady load against the Nest service and against a bare Node server with the
  * same wire format (loadtest/src/bare), so the difference in service CPU per 1,000 events
- * and RSS is what the framework (and the service's bus, queues and guards) costs.
+ * and RSS is what the framework (and the service's bus, queues and guards) costs. Nchan
+ * (nginx, C) stands beside them for SSE, long-poll and WebSocket when installed, and the
+ * bare long-poll servers (h1 and h2) are the floor of long-poll's cost per poll.
  */
 export const overhead: Scenario = {
   name: 'overhead',
@@ -26,11 +29,12 @@ export const overhead: Scenario = {
     perTransport(ctx, o.transports.filter(overhead.supports), async (transport) => {
       const out = [];
       const rounds = o.tiny ? 1 : OVERHEAD_ROUNDS;
+      const servers = comparedServers(ctx, 'overhead', transport);
       for (let round = 1; round <= rounds && !ctx.aborted(); round += 1) {
-        for (const server of ['nest', 'bare'] as const) {
+        for (const server of servers) {
           const r = await runTransport(ctx, {
             scenario: 'overhead',
-            variant: server === 'bare' ? 'bare node' : 'nest',
+            variant: serverLabel(server, transport),
             server,
             transport,
             subscribers: o.subscribers ?? (o.tiny ? 4 : 500),

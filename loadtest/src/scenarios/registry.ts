@@ -1,4 +1,5 @@
 import { backpressure } from './backpressure';
+import { broadcast } from './broadcast';
 import { cluster } from './cluster';
 import { hostile } from './hostile';
 import { idle } from './idle';
@@ -20,6 +21,7 @@ export const SCENARIOS: readonly Scenario[] = [
   reconnect,
   unary,
   overhead,
+  broadcast,
   scale,
   cluster,
   routing,

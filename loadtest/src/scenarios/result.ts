@@ -1,4 +1,5 @@
 import type { TransportName } from '../clients/transport';
+import type { ServerKind } from './run-options';
 import type { Distribution } from '../stats/distribution';
 import type { LatencySummary } from '../stats/latency';
 import type { Sample, UsageSummary } from '../sampling/sampler';
@@ -9,8 +10,8 @@ export interface RunResult {
   /** Distinguishes runs of one scenario (e.g. "10 ev/s", "browser headers", "step 500"). */
   readonly variant: string;
   readonly transport: TransportName;
-  /** 'nest' = the service; 'bare' = the overhead scenario's bare Node server. */
-  readonly server: 'nest' | 'bare';
+  /** 'nest' = the service; 'bare' = the bare Node server; 'nchan' = nginx + Nchan. */
+  readonly server: ServerKind;
   readonly settings: RunSettingsRecord;
   readonly ok: boolean;
   readonly error?: string;

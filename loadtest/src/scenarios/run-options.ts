@@ -1,6 +1,12 @@
 import type { ConnectorOptions, HeaderProfile, TransportName } from '../clients/transport';
 import type { RunningService } from '../service/launcher';
 
+/**
+ * The server a run drives: the service, the bare Node server (same wire format, no
+ * framework), or Nchan (nginx's pub/sub module, an outside peer in C).
+ */
+export type ServerKind = 'nest' | 'bare' | 'nchan';
+
 /** Everything one transport run needs; scenarios build these, the CLI supplies defaults. */
 /** Where a subscriber connects when a run spreads them (cluster: each instance, or nginx). */
 export type SubscriberEndpoint = Pick<
@@ -38,8 +44,11 @@ export interface TransportRun {
   readonly countSetupBytes?: boolean;
   /** Start the service with its inspector (idle: forced GC). */
   readonly inspect?: boolean;
-  /** Which server this run drives; overhead's bare runs say 'bare'. @default RunContext.server */
-  readonly server?: 'nest' | 'bare';
+  /**
+   * Which server this run drives: overhead's and broadcast's bare runs say 'bare', their
+   * Nchan runs 'nchan'. @default RunContext.server
+   */
+  readonly server?: ServerKind;
   /**
    * Subscriber i connects to `endpoints[i % endpoints.length]` instead of the service's
    * own ports; control traffic (simulator, last seqs, /metrics) still goes to the

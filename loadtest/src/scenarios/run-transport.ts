@@ -10,7 +10,7 @@ import {
   UsageSampler,
   type UsageSummary,
 } from '../sampling/sampler';
-import { AdminClient, orderId } from '../service/admin';
+import { AdminClient, orderId, type ServiceControl } from '../service/admin';
 import type { RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
@@ -43,7 +43,7 @@ export interface RunHooks {
 export interface LiveRun {
   readonly run: TransportRun;
   readonly service: RunningService;
-  readonly admin: AdminClient;
+  readonly admin: ServiceControl;
   readonly subscribers: readonly Subscriber[];
   readonly metrics: RunMetrics;
   /** Separate metrics of subscriber 0 when it alone goes through the proxy. */
@@ -155,7 +155,7 @@ export async function runAgainst(
     );
   }
   const token = ctx.token ?? service.token;
-  const admin = new AdminClient(service, token);
+  const admin = service.control ?? new AdminClient(service, token);
   const prefix = `lt${++runCounter}`;
   const metrics = new RunMetrics();
   const firstMetrics = run.proxy?.only === 'first' ? new RunMetrics() : metrics;
@@ -189,6 +189,7 @@ export async function runAgainst(
       token,
       headers: run.headers ?? 'bare',
       grpcSharedChannel: run.grpcSharedChannel ?? false,
+      ...((run.server ?? ctx.server) === 'nchan' ? { peer: 'nchan' as const } : {}),
     };
     const direct = createConnector(run.transport, base);
     connectors.push(direct);

@@ -1,25 +1,14 @@
 import { parsePromText, type PromSample } from '../sampling/prom-text';
 import type { ServiceEndpoints } from './launcher';
+import type { ServiceControl, SimulatorSchedule, SimulatorStatus } from './service-control';
+
+export type { ServiceControl, SimulatorSchedule, SimulatorStatus } from './service-control';
 
 export const ORDER_PREFIX = 'lt';
 export const ADMIN_TIMEOUT_MS = 15_000;
 
-export interface SimulatorSchedule {
-  readonly orders: number;
-  readonly ratePerOrder: number;
-  readonly paddingBytes?: number;
-  readonly prefix?: string;
-  readonly durationMs?: number;
-}
-
-export interface SimulatorStatus {
-  readonly state: string;
-  readonly published: number;
-  readonly failed: number;
-}
-
 /** Talks to the service's admin API and metrics (control traffic never goes through the proxy). */
-export class AdminClient {
+export class AdminClient implements ServiceControl {
   private readonly base: string;
 
   constructor(

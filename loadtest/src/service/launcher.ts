@@ -2,6 +2,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ServiceControl } from './service-control';
 
 /**
  * The built service; `npm run build` makes it. LOADTEST_SERVICE_ENTRY names another copy
@@ -52,6 +53,11 @@ export interface RunningService extends ServiceEndpoints {
    */
   readonly token: string | undefined;
   readonly pinned: boolean;
+  /**
+   * How a run drives a server without the admin API (Nchan: the load test publishes
+   * itself). @default an AdminClient of the server's HTTP port
+   */
+  readonly control?: ServiceControl;
   stop(): Promise<void>;
   /**
    * How the process ended, once it has (undefined while it runs, and for a service we

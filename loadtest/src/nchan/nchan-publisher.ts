@@ -1,0 +1,143 @@
+import WebSocket from 'ws';
+import { ORDER_PREFIX } from '../service/admin';
+import type {
+  ServiceControl,
+  SimulatorSchedule,
+  SimulatorStatus,
+} from '../service/service-control';
+
+/** Statuses the bare server's simulator cycles through (the same bytes per event). */
+const STATUSES = ['paid', 'packed', 'shipped', 'out_for_delivery'] as const;
+/** Publisher connections opened at once while preparing. */
+export const PUBLISHER_CONNECT_BATCH = 100;
+export const PUBLISHER_TIMEOUT_MS = 15_000;
+/** The simulator's tick: what is due per order is published every 10 ms, as the bare server does. */
+const TICK_MS = 10;
+
+interface Channel {
+  readonly id: string;
+  readonly ws: WebSocket;
+  lastSeq: number;
+  acked: number;
+}
+
+function nowUs(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/**
+ * The load test's own publisher for Nchan, which has no simulator: one WebSocket per
+ * channel to Nchan's publisher location (each text message is one publish), paced like
+ * the bare server's simulator and publishing the same JSON. It runs in the generator, so
+ * Nchan's CPU includes receiving every publish (a WebSocket frame), which the service
+ * and the bare server, publishing in process, do not pay: at one order the cost is 10
+ * frames a second, at one order per subscriber it is one frame per delivery.
+ */
+export class NchanPublisher implements ServiceControl {
+  private channels: Channel[] = [];
+  private readonly byId = new Map<string, Channel>();
+  private timer?: NodeJS.Timeout;
+  private state = 'idle';
+  private published = 0;
+  private schedule = { ratePerOrder: 0, padding: '' };
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  private publish(c: Channel, status: string): void {
+    c.lastSeq += 1;
+    this.published += 1;
+    c.ws.send(
+      JSON.stringify({
+        orderId: c.id,
+        seq: c.lastSeq,
+        status,
+        publishedAtUs: nowUs(),
+        ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
+      }),
+    );
+  }
+
+  private open(id: string): Promise<Channel> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://${this.host}:${this.port}/pub/${encodeURIComponent(id)}`);
+      const c: Channel = { id, ws, lastSeq: 0, acked: 0 };
+      // Nchan answers every publish with the channel's status: counted, not parsed.
+      ws.on('message', () => (c.acked += 1));
+      ws.once('open', () => resolve(c));
+      ws.once('error', reject);
+    });
+  }
+
+  async prepare(s: SimulatorSchedule): Promise<SimulatorStatus> {
+    await this.close();
+    this.schedule = { ratePerOrder: s.ratePerOrder, padding: 'x'.repeat(s.paddingBytes ?? 0) };
+    const prefix = s.prefix ?? ORDER_PREFIX;
+    const ids = Array.from({ length: s.orders }, (_, i) => `${prefix}-${i + 1}`);
+    for (let i = 0; i < ids.length; i += PUBLISHER_CONNECT_BATCH) {
+      const batch = await Promise.all(
+        ids.slice(i, i + PUBLISHER_CONNECT_BATCH).map((id) => this.open(id)),
+      );
+      this.channels.push(...batch);
+    }
+    for (const c of this.channels) {
+      this.byId.set(c.id, c);
+      this.publish(c, 'created');
+    }
+    // Every `created` stored before a subscriber asks for the oldest message.
+    const until = performance.now() + PUBLISHER_TIMEOUT_MS;
+    while (this.channels.some((c) => c.acked < 1)) {
+      if (performance.now() > until) throw new Error('Nchan did not confirm every created event');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    this.state = 'ready';
+    return this.status();
+  }
+
+  async start(): Promise<SimulatorStatus> {
+    if (this.state !== 'ready') return this.status();
+    this.state = 'running';
+    const t0 = performance.now();
+    let due = 0;
+    this.timer = setInterval(() => {
+      const now = Math.floor(((performance.now() - t0) / 1000) * this.schedule.ratePerOrder);
+      for (; due < now; due += 1) {
+        for (const c of this.channels) this.publish(c, STATUSES[due % STATUSES.length]);
+      }
+    }, TICK_MS);
+    return this.status();
+  }
+
+  async stop(): Promise<SimulatorStatus> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.state === 'running') this.state = 'stopped';
+    return this.status();
+  }
+
+  async status(): Promise<SimulatorStatus> {
+    return { state: this.state, published: this.published, failed: 0 };
+  }
+
+  async lastSeq(orderId: string): Promise<number> {
+    return this.byId.get(orderId)?.lastSeq ?? 0;
+  }
+
+  async lastSeqs(orderIds: readonly string[]): Promise<Map<string, number>> {
+    return new Map(orderIds.map((id) => [id, this.byId.get(id)?.lastSeq ?? 0]));
+  }
+
+  /** Nchan has no Prometheus endpoint. */
+  async metrics(): Promise<undefined> {
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    for (const c of this.channels) c.ws.terminate();
+    this.channels = [];
+    this.byId.clear();
+  }
+}
