@@ -58,7 +58,7 @@ const SECTIONS: readonly Section[] = [
   },
   {
     title: 'Simulator, admin and API documents',
-    about: 'The demo traffic and the routes that are on by default in development.',
+    about: 'The demo traffic, its control routes and the API browser at `/docs`.',
     match: /^(SIMULATOR_.*|ADMIN_.*|DOCS_.*)$/,
   },
   {
