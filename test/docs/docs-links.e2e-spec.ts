@@ -9,7 +9,12 @@ function documents(): string[] {
   const docs = readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => join('docs', f));
-  const readmes = ['README.md', 'loadtest/README.md', 'libs/client/README.md'];
+  const readmes = [
+    'README.md',
+    'loadtest/README.md',
+    'libs/client/README.md',
+    'apps/order-status/src/transports/ws/README.md',
+  ];
   return [...readmes.filter((f) => existsSync(join(ROOT, f))), ...docs];
 }
 
