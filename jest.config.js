@@ -16,6 +16,7 @@ const moduleNameMapper = {
   '^@app/event-bus(|/.*)$': '<rootDir>/libs/event-bus/src$1',
   '^@app/redis-store(|/.*)$': '<rootDir>/libs/redis-store/src$1',
   '^@app/auth(|/.*)$': '<rootDir>/libs/auth/src$1',
+  '^@app/client(|/.*)$': '<rootDir>/libs/client/src$1',
 };
 // jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import) and content-disposition
 // (required by @fastify/static) ship ESM only;

@@ -1,0 +1,66 @@
+import type { StreamItem } from '@app/contracts/order-events';
+
+/** One connection attempt, as the watch loop asks a transport for it. */
+export interface ConnectRequest {
+  readonly orderId: string;
+  /** Resume point: the cursor when the attempt starts. */
+  readonly afterSeq: number;
+  /** The current bearer token (read at each use: it may be refreshed meanwhile). */
+  token(): string | undefined;
+  /** Changes whenever the token does. */
+  tokenVersion(): number;
+  /** Aborted when the watch ends or the connection is dropped on purpose. */
+  readonly signal: AbortSignal;
+  /**
+   * The service accepted the stream. A transport that reconnects by itself (EventSource)
+   * calls it again after each of its reconnects, with the seq it resumed after.
+   */
+  opened(afterSeq?: number): void;
+  /** One item, in order. */
+  item(item: StreamItem): void;
+  /**
+   * The service ended the stream but the transport is resuming it by itself
+   * (EventSource after `end`), for the life-cycle callback.
+   */
+  ended?(reason: string): void;
+  /** The current cursor (for transports that resume by themselves). */
+  cursor(): number;
+}
+
+/**
+ * How a connection ended without an error. `reason` is the service's StreamEndReason
+ * (`completed` ends the watch); `retryAfterMs` its reconnect advice.
+ */
+export interface ConnectionEnd {
+  readonly reason: string;
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * A transport: opens one connection and settles when it is over. Resolves with the
+ * service's end; rejects with a WatchError for a refusal (HTTP status, gRPC status,
+ * error ack) or any other error for a dropped connection. Must release everything
+ * (sockets, listeners, timers) before it settles and when `signal` aborts.
+ */
+export interface Connector {
+  connect(req: ConnectRequest): Promise<ConnectionEnd>;
+  /** Releases what the connector keeps between attempts (a socket.io Manager, a gRPC channel). */
+  close(): void;
+}
+
+export interface ConnectorOptions {
+  readonly baseUrl: string;
+  readonly longPollWaitS: number;
+  readonly useEventSource: boolean;
+}
+
+export type ConnectorFactory = (opts: ConnectorOptions) => Connector;
+
+/** `baseUrl` without trailing slashes, then `/v1/orders/<id>/<suffix>`. */
+export function orderUrl(baseUrl: string, orderId: string, suffix: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/v1/orders/${encodeURIComponent(orderId)}/${suffix}`;
+}
+
+export function bearer(token: string | undefined): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}

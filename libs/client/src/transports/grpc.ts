@@ -1,0 +1,130 @@
+import {
+  credentials,
+  loadPackageDefinition,
+  Metadata,
+  status as GrpcStatus,
+  type ClientReadableStream,
+  type ServiceClientConstructor,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
+import { StreamEndReason } from '@app/contracts/order-events';
+import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
+import type { ProtoSubscribeResponse } from '@app/contracts/proto-codec';
+import { grpcError, toWatchError } from '../watch-error';
+import type { ConnectionEnd, ConnectorFactory } from './connector';
+import { itemFromProto } from './proto-items';
+
+interface SubscribeClient {
+  subscribe(
+    req: { orderId: string; afterSeq: number },
+    metadata: Metadata,
+  ): ClientReadableStream<ProtoSubscribeResponse>;
+  close(): void;
+}
+
+type ClientCtor = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+) => SubscribeClient;
+
+let ctor: ClientCtor | undefined;
+
+/** The generated client class, loaded once per process (proto parsing is not free). */
+function clientClass(): ClientCtor {
+  if (ctor) return ctor;
+  const pkg = loadPackageDefinition(loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS)) as {
+    orderstatus: { v1: { OrderStatusService: ServiceClientConstructor } };
+  };
+  ctor = pkg.orderstatus.v1.OrderStatusService as unknown as ClientCtor;
+  return ctor;
+}
+
+/** `host:port`, `http://host:port` (plaintext) or `https://host:port` (TLS). */
+function target(baseUrl: string): { address: string; tls: boolean } {
+  const m = /^(https?):\/\/([^/]+)\/*$/.exec(baseUrl);
+  return m ? { address: m[2], tls: m[1] === 'https' } : { address: baseUrl, tls: false };
+}
+
+function trailer(md: Metadata | undefined, key: string): string | undefined {
+  const v = md?.get(key)[0];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * gRPC server-streaming `Subscribe {orderId, afterSeq}`, the token as `authorization`
+ * metadata (read per call, so a refreshed token is used on the next one). One channel
+ * per watch, reused across resubscribes (grpc-js reconnects it by itself). A stream the
+ * service ended on purpose carries its reason, resume point and advice as trailers
+ * (contracts' StreamEndTrailer): that is an end, not a failure, whatever its code.
+ * Status OK is `completed`.
+ */
+export const grpcConnector: ConnectorFactory = (opts) => {
+  const { address, tls } = target(opts.baseUrl);
+  const Client = clientClass();
+  const client = new Client(address, tls ? credentials.createSsl() : credentials.createInsecure());
+  return {
+    connect: (req) =>
+      new Promise<ConnectionEnd>((resolve, reject) => {
+        const md = new Metadata();
+        const token = req.token();
+        if (token) md.set('authorization', `Bearer ${token}`);
+        const call = client.subscribe({ orderId: req.orderId, afterSeq: req.afterSeq }, md);
+        let opened = false;
+        let settled = false;
+        const open = () => {
+          if (opened) return;
+          opened = true;
+          req.opened();
+        };
+        const finish = (settle: () => void) => {
+          if (settled) return;
+          settled = true;
+          req.signal.removeEventListener('abort', onAbort);
+          call.removeAllListeners();
+          // An 'error' after cancel() must not be unhandled.
+          call.on('error', () => undefined);
+          settle();
+        };
+        const onAbort = () => {
+          finish(() => reject(new Error('aborted')));
+          call.cancel();
+        };
+        req.signal.addEventListener('abort', onAbort, { once: true });
+        // The service sends headers once it accepted the call (auth and order checked).
+        call.on('metadata', open);
+        call.on('data', (m: ProtoSubscribeResponse) => {
+          open();
+          try {
+            const item = itemFromProto(m);
+            if (item) req.item(item);
+          } catch (err) {
+            finish(() => reject(toWatchError(err)));
+            call.cancel();
+          }
+        });
+        call.on('end', () => finish(() => resolve({ reason: StreamEndReason.Completed })));
+        call.on('error', (err: ServiceError) => {
+          const reason = trailer(err.metadata, StreamEndTrailer.Reason);
+          const retry = trailer(err.metadata, StreamEndTrailer.RetryAfterMs);
+          const retryAfterMs =
+            retry !== undefined && /^\d+$/.test(retry) ? Number(retry) : undefined;
+          if (reason !== undefined) {
+            finish(() =>
+              resolve(retryAfterMs === undefined ? { reason } : { reason, retryAfterMs }),
+            );
+            return;
+          }
+          finish(() =>
+            reject(
+              err.code === GrpcStatus.CANCELLED
+                ? new Error('cancelled')
+                : grpcError(err.code, err.details, retryAfterMs),
+            ),
+          );
+        });
+      }),
+    close: () => client.close(),
+  };
+};

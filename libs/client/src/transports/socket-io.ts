@@ -1,0 +1,128 @@
+import { io, type Socket } from 'socket.io-client';
+import { ErrorCode } from '@app/contracts/gateway-error';
+import { StreamEndReason } from '@app/contracts/order-events';
+import { bodyError, toWatchError, WatchError } from '../watch-error';
+import type { ConnectionEnd, ConnectorFactory, ConnectRequest } from './connector';
+import { ITEM_WIRE_NAMES, payloadOrderId, wireItem, withoutOrderId } from './wire-items';
+
+/** The service's socket.io namespace. */
+export const ORDERS_NAMESPACE = '/orders';
+
+interface SubscribeAck {
+  readonly ok: boolean;
+  readonly error?: unknown;
+}
+
+interface EndPayload {
+  readonly orderId: string;
+  readonly reason: string;
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * socket.io: `subscribe {orderId, afterSeq}` with an ack, then the order's items and one
+ * `end`. socket.io's own reconnection is off (the watch owns retries, resume and
+ * backoff); the socket is kept between attempts while it is connected with the current
+ * token, so a `max_age` end only costs a resubscribe, not a new handshake. The token
+ * travels in the handshake (`auth.token`): a new token means a new socket.
+ */
+export const socketIoConnector: ConnectorFactory = (opts) => {
+  let socket: Socket | undefined;
+  let socketTokenVersion = -1;
+
+  const fresh = (req: ConnectRequest): Socket => {
+    if (socket?.connected && socketTokenVersion === req.tokenVersion()) return socket;
+    socket?.disconnect();
+    const token = req.token();
+    socketTokenVersion = req.tokenVersion();
+    socket = io(`${opts.baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      auth: token ? { token } : {},
+    });
+    return socket;
+  };
+
+  return {
+    connect: (req) =>
+      new Promise<ConnectionEnd>((resolve, reject) => {
+        const s = fresh(req);
+        type Listener = (arg: unknown) => void;
+        const listeners: [string, Listener][] = [];
+        const on = (event: string, fn: Listener) => {
+          listeners.push([event, fn]);
+          s.on(event, fn);
+        };
+        let settled = false;
+        const finish = (keepSocket: boolean, settle: () => void) => {
+          if (settled) return;
+          settled = true;
+          for (const [event, fn] of listeners) s.off(event, fn);
+          req.signal.removeEventListener('abort', onAbort);
+          if (!keepSocket) s.disconnect();
+          settle();
+        };
+        const onAbort = () => finish(false, () => reject(new Error('aborted')));
+        req.signal.addEventListener('abort', onAbort, { once: true });
+
+        const subscribe = () =>
+          s.emit(
+            'subscribe',
+            { orderId: req.orderId, afterSeq: req.afterSeq },
+            (ack: SubscribeAck) => {
+              if (settled) return;
+              if (ack?.ok) req.opened();
+              else finish(true, () => reject(bodyError(ack?.error, 'subscribe refused')));
+            },
+          );
+        for (const name of ITEM_WIRE_NAMES) {
+          on(name, (payload: unknown) => {
+            if (payloadOrderId(name, payload) !== req.orderId) return;
+            try {
+              const item = wireItem(name, name === 'skipped' ? withoutOrderId(payload) : payload);
+              if (item) req.item(item);
+            } catch (err) {
+              finish(false, () => reject(toWatchError(err)));
+            }
+          });
+        }
+        on('end', (raw) => {
+          const end = raw as EndPayload | undefined;
+          if (end?.orderId !== req.orderId) return;
+          // After token_expired the service disconnects the socket; after shutdown it
+          // closes it; after max_age the socket stays up for the resubscribe.
+          const reason = end.reason as StreamEndReason;
+          const keep = reason === StreamEndReason.MaxAge || reason === StreamEndReason.Overflow;
+          finish(keep, () =>
+            resolve(
+              typeof end.retryAfterMs === 'number'
+                ? { reason: end.reason, retryAfterMs: end.retryAfterMs }
+                : { reason: end.reason },
+            ),
+          );
+        });
+        on('connect_error', (raw) => {
+          const err = raw as Error & { data?: unknown };
+          finish(false, () =>
+            reject(
+              err.data !== undefined
+                ? bodyError(err.data, err.message)
+                : new WatchError(ErrorCode.Unavailable, `connect failed: ${err.message}`),
+            ),
+          );
+        });
+        on('disconnect', (reason) =>
+          finish(false, () =>
+            reject(new WatchError(ErrorCode.Unavailable, `disconnected (${String(reason)})`)),
+          ),
+        );
+        if (s.connected) subscribe();
+        else on('connect', subscribe);
+      }),
+    close: () => {
+      socket?.disconnect();
+      socket = undefined;
+    },
+  };
+};

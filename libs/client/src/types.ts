@@ -1,0 +1,127 @@
+import type { StreamItem } from '@app/contracts/order-events';
+import type { WatchError } from './watch-error';
+
+export type TransportName = 'sse' | 'ws' | 'longpoll' | 'grpc';
+
+/**
+ * Seqs the service never accounted for: neither delivered, nor covered by a `skipped`
+ * range or a `reset`. The client reports them instead of hiding them; the cursor moves on.
+ */
+export interface GapItem {
+  readonly kind: 'gap';
+  readonly fromSeq: number;
+  readonly toSeq: number;
+}
+
+/** The last item of every watch; nothing follows it. */
+export type EndItem =
+  | { readonly kind: 'end'; readonly reason: 'completed'; readonly lastSeq: number }
+  | { readonly kind: 'end'; readonly reason: 'aborted'; readonly lastSeq: number }
+  | {
+      readonly kind: 'end';
+      readonly reason: 'error';
+      readonly lastSeq: number;
+      readonly error: WatchError;
+    };
+
+/**
+ * What a watch yields, in order: the service's items (`event`, `reset`, `skipped` and
+ * every other kind the contracts define, such as `tracking`), `gap` when seqs went
+ * missing without a word from the service, and one final `end`.
+ */
+export type WatchItem = StreamItem | GapItem | EndItem;
+
+/** How the connection is doing; for status lines and pills, not for data. */
+export type ConnectionEvent =
+  | {
+      readonly type: 'connecting';
+      readonly afterSeq: number;
+      readonly attempt: number;
+      /** Epoch µs: an event published before this is a replay, not a live delivery. */
+      readonly atUs: number;
+    }
+  | { readonly type: 'open'; readonly afterSeq: number; readonly reconnect: boolean }
+  | {
+      readonly type: 'retrying';
+      readonly delayMs: number;
+      /** A StreamEndReason the service gave, `dropped`, `forced`, or the error's message. */
+      readonly reason: string;
+      /** The server's own advice, when it gave one (the delay then follows it). */
+      readonly advisedMs?: number;
+    }
+  | { readonly type: 'paused'; readonly reason: 'offline' }
+  | { readonly type: 'token'; readonly reason: 'expiring' | 'expired' | 'refused' };
+
+export interface WatchStats {
+  /** Items handed to the consumer, by kind (event, reset, skipped, gap, ...). */
+  readonly items: Record<string, number>;
+  /** Items at or below the cursor (a replay overlapping what was seen): dropped. */
+  duplicates: number;
+  /** Seqs reported in `gap` items. */
+  lost: number;
+  /** Connections opened after the first one. */
+  reconnects: number;
+  /** Reconnects that resumed after a seq > 0. */
+  resumes: number;
+  /** getToken() calls. */
+  tokenRefreshes: number;
+}
+
+export interface BackoffOptions {
+  /** @default 250 ms: first delay cap (full jitter: a random delay below it) */
+  readonly baseMs?: number;
+  /** @default 10_000 ms: largest delay cap */
+  readonly maxMs?: number;
+}
+
+export interface WatchOptions {
+  readonly transport: TransportName;
+  /**
+   * `http(s)://host:port` of the service. For gRPC: `host:port` (or `http://host:port`,
+   * `https://host:port` for TLS) of its gRPC listener.
+   */
+  readonly baseUrl: string;
+  /** A bearer token. With `getToken`, the first one (else getToken() is asked first). */
+  readonly token?: string;
+  /**
+   * Asked for a fresh token before the current one expires (JWT `exp`), after a stream
+   * ended with `token_expired`, and once after an authentication or permission refusal.
+   */
+  readonly getToken?: () => string | Promise<string>;
+  /** Resume after this seq. @default 0 (everything still retained) */
+  readonly after?: number;
+  /** Aborting ends the watch (`end` with reason `aborted`) and releases everything. */
+  readonly signal?: AbortSignal;
+  readonly backoff?: BackoffOptions;
+  /** @default 30_000 ms before the token's `exp` */
+  readonly refreshBeforeExpiryMs?: number;
+  /** Long-poll hold in seconds. @default 25 */
+  readonly longPollWaitS?: number;
+  /**
+   * Browser only: stop reconnecting while `navigator.onLine` is false, reconnect on
+   * `online`. @default true
+   */
+  readonly pauseWhenOffline?: boolean;
+  /**
+   * SSE: use the platform's EventSource (cookie or stream-ticket auth, its own
+   * Last-Event-ID reconnects) instead of fetch. @default true where EventSource exists
+   */
+  readonly useEventSource?: boolean;
+  /** Connection life cycle, for status displays and logs. */
+  readonly onConnection?: (e: ConnectionEvent) => void;
+}
+
+/** A running watch: iterate it (once), or read `done`. */
+export interface OrderWatch extends AsyncIterable<WatchItem> {
+  readonly orderId: string;
+  readonly transport: TransportName;
+  /** The seq to resume after: what the consumer has been given so far. */
+  readonly cursor: number;
+  readonly stats: Readonly<WatchStats>;
+  /** Drops the current connection and resumes at once from the cursor (the demo's button). */
+  reconnect(): void;
+  /** Ends the watch, like aborting its signal. */
+  close(): void;
+  /** Resolves with the final `end` item. */
+  readonly done: Promise<EndItem>;
+}

@@ -1,0 +1,288 @@
+import { ErrorCode } from '@app/contracts/gateway-error';
+import { nowUs, StreamEndReason, type StreamItem } from '@app/contracts/order-events';
+import { Backoff } from './backoff';
+import { Cursor } from './cursor';
+import { ItemQueue, sleep } from './item-queue';
+import { OnlineWatcher } from './online';
+import { TokenSource } from './token-source';
+import { platformEventSource } from './transports/sse-event-source';
+import type { ConnectionEnd, Connector, ConnectorFactory } from './transports/connector';
+import type {
+  ConnectionEvent,
+  EndItem,
+  OrderWatch,
+  TransportName,
+  WatchItem,
+  WatchOptions,
+  WatchStats,
+} from './types';
+import { toWatchError, WatchError } from './watch-error';
+
+/** @default 25 s long-poll hold (below common 30 s proxy timeouts) */
+export const DEFAULT_LONG_POLL_WAIT_S = 25;
+
+/** Why the current connection was dropped on purpose. */
+type DropReason = 'forced' | 'offline';
+
+/**
+ * Follows one order over one transport until it completes, the watch is aborted, or a
+ * permanent failure; see the README for the rules. `connectors` is what the entry point
+ * offers (the browser bundle has no gRPC).
+ */
+export function createWatch(
+  orderId: string,
+  options: WatchOptions,
+  connectors: Partial<Record<TransportName, ConnectorFactory>>,
+): OrderWatch {
+  const factory = connectors[options.transport];
+  if (factory === undefined) {
+    throw new TypeError(
+      options.transport === 'grpc'
+        ? "transport 'grpc' needs Node: import watchOrder from '@app/client/node'"
+        : `unknown transport '${String(options.transport)}'`,
+    );
+  }
+  if (typeof orderId !== 'string' || orderId === '') throw new TypeError('orderId is required');
+  const after = options.after ?? 0;
+  if (!Number.isSafeInteger(after) || after < 0) throw new TypeError('after must be a seq >= 0');
+  return new Watch(orderId, options, factory, after);
+}
+
+class Watch implements OrderWatch {
+  readonly stats: WatchStats = {
+    items: {},
+    duplicates: 0,
+    lost: 0,
+    reconnects: 0,
+    resumes: 0,
+    tokenRefreshes: 0,
+  };
+  readonly done: Promise<EndItem>;
+  readonly transport: TransportName;
+  private readonly queue = new ItemQueue<WatchItem>();
+  private readonly cursorState: Cursor;
+  private readonly abort = new AbortController();
+  private readonly tokens: TokenSource;
+  private readonly backoff: Backoff;
+  private readonly connector: Connector;
+  private readonly online: OnlineWatcher;
+  /** The open attempt's controller, with why it was dropped on purpose (if it was). */
+  private current: { ctl: AbortController; drop?: DropReason } | undefined;
+  private connections = 0;
+  private readonly onExternalAbort = () => this.close();
+
+  constructor(
+    readonly orderId: string,
+    private readonly options: WatchOptions,
+    factory: ConnectorFactory,
+    after: number,
+  ) {
+    this.transport = options.transport;
+    this.cursorState = new Cursor(after);
+    this.backoff = new Backoff(options.backoff);
+    this.tokens = new TokenSource({
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.getToken ? { getToken: options.getToken } : {}),
+      ...(options.refreshBeforeExpiryMs !== undefined
+        ? { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs }
+        : {}),
+      onRefresh: (reason) => {
+        this.stats.tokenRefreshes++;
+        this.emit({ type: 'token', reason });
+      },
+    });
+    this.connector = factory({
+      baseUrl: options.baseUrl,
+      longPollWaitS: options.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S,
+      useEventSource: options.useEventSource ?? platformEventSource() !== undefined,
+    });
+    this.online = new OnlineWatcher(options.pauseWhenOffline ?? true, () => this.drop('offline'));
+    const signal = options.signal;
+    if (signal?.aborted) this.abort.abort();
+    signal?.addEventListener('abort', this.onExternalAbort, { once: true });
+    this.queue.onReturn = () => this.close();
+    this.done = this.run();
+  }
+
+  get cursor(): number {
+    return this.cursorState.value;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchItem> {
+    return this.queue[Symbol.asyncIterator]();
+  }
+
+  reconnect(): void {
+    this.drop('forced');
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private drop(reason: DropReason): void {
+    const c = this.current;
+    if (c === undefined || c.ctl.signal.aborted) return;
+    c.drop = reason;
+    c.ctl.abort();
+  }
+
+  private emit(e: ConnectionEvent): void {
+    try {
+      this.options.onConnection?.(e);
+    } catch {
+      // A throwing status callback must not end the watch.
+    }
+  }
+
+  private push(item: WatchItem): void {
+    this.stats.items[item.kind] = (this.stats.items[item.kind] ?? 0) + 1;
+    this.queue.push(item);
+  }
+
+  private accept(item: StreamItem): void {
+    const admission = this.cursorState.admit(item);
+    if (!admission.accept) {
+      this.stats.duplicates++;
+      return;
+    }
+    if (admission.gap) {
+      this.stats.lost += admission.gap.toSeq - admission.gap.fromSeq + 1;
+      this.push(admission.gap);
+    }
+    this.push(item);
+  }
+
+  private opened(afterSeq: number): void {
+    this.backoff.reset();
+    this.connections++;
+    const reconnect = this.connections > 1;
+    if (reconnect) {
+      this.stats.reconnects++;
+      if (afterSeq > 0) this.stats.resumes++;
+    }
+    this.emit({ type: 'open', afterSeq, reconnect });
+  }
+
+  private async run(): Promise<EndItem> {
+    const signal = this.abort.signal;
+    let end: EndItem;
+    try {
+      end = await this.loop(signal);
+    } catch (err) {
+      end = this.end('error', toWatchError(err));
+    } finally {
+      this.options.signal?.removeEventListener('abort', this.onExternalAbort);
+      this.tokens.stop();
+      this.online.close();
+      this.connector.close();
+    }
+    this.push(end);
+    this.queue.close();
+    return end;
+  }
+
+  private end(reason: 'completed' | 'aborted'): EndItem;
+  private end(reason: 'error', error: WatchError): EndItem;
+  private end(reason: EndItem['reason'], error?: WatchError): EndItem {
+    const lastSeq = this.cursorState.value;
+    return reason === 'error' && error
+      ? { kind: 'end', reason, lastSeq, error }
+      : { kind: 'end', reason: reason as 'completed' | 'aborted', lastSeq };
+  }
+
+  private async loop(signal: AbortSignal): Promise<EndItem> {
+    await this.tokens.start();
+    /** getToken() was asked after a refusal and no connection has opened since. */
+    let askedAfterRefusal = false;
+    while (!signal.aborted) {
+      if (!this.online.online) {
+        this.emit({ type: 'paused', reason: 'offline' });
+        await this.online.waitOnline(signal);
+        if (signal.aborted) break;
+      }
+      const ctl = new AbortController();
+      const onAbort = () => ctl.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const attempt = { ctl } as { ctl: AbortController; drop?: DropReason };
+      this.current = attempt;
+      const afterSeq = this.cursorState.value;
+      this.emit({ type: 'connecting', afterSeq, attempt: this.backoff.attempts, atUs: nowUs() });
+      let delayMs: number;
+      let why: string;
+      let advisedMs: number | undefined;
+      try {
+        const end: ConnectionEnd = await this.connector.connect({
+          orderId: this.orderId,
+          afterSeq,
+          token: () => this.tokens.current,
+          tokenVersion: () => this.tokens.version,
+          signal: ctl.signal,
+          opened: (resumedAfter) => {
+            askedAfterRefusal = false;
+            this.opened(resumedAfter ?? afterSeq);
+          },
+          item: (item) => {
+            if (!ctl.signal.aborted) this.accept(item);
+          },
+          ended: (reason) => this.emit({ type: 'retrying', delayMs: 0, reason }),
+          cursor: () => this.cursorState.value,
+        });
+        if (signal.aborted) break;
+        const reason = end.reason as StreamEndReason;
+        if (reason === StreamEndReason.Completed) return this.end('completed');
+        if (reason === StreamEndReason.TokenExpired) {
+          if (!this.tokens.canRefresh) {
+            return this.end(
+              'error',
+              new WatchError(
+                ErrorCode.Unauthenticated,
+                'token expired and no getToken() to renew it',
+              ),
+            );
+          }
+          this.emit({ type: 'token', reason: 'expired' });
+          await this.tokens.refresh('expired');
+        }
+        why = end.reason;
+        advisedMs = end.retryAfterMs;
+        delayMs = reason === StreamEndReason.TokenExpired ? 0 : this.backoff.next(advisedMs);
+      } catch (err) {
+        if (signal.aborted) break;
+        if (attempt.drop !== undefined) {
+          // Dropped on purpose: resume at once (offline: once the browser is back).
+          why = attempt.drop;
+          delayMs = 0;
+        } else {
+          const e = toWatchError(err);
+          if (e.auth) {
+            if (askedAfterRefusal || !this.tokens.canRefresh) return this.end('error', e);
+            askedAfterRefusal = true;
+            this.emit({ type: 'token', reason: 'refused' });
+            if (!(await this.tokens.refresh('refused'))) return this.end('error', e);
+            why = e.message;
+            delayMs = 0;
+          } else if (e.permanent) {
+            return this.end('error', e);
+          } else {
+            why = e.message;
+            advisedMs = e.retryAfterMs;
+            delayMs = this.backoff.next(advisedMs);
+          }
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        ctl.abort();
+        this.current = undefined;
+      }
+      this.emit({
+        type: 'retrying',
+        delayMs,
+        reason: why,
+        ...(advisedMs !== undefined ? { advisedMs } : {}),
+      });
+      await sleep(delayMs, signal);
+    }
+    return this.end('aborted');
+  }
+}
