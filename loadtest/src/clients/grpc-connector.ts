@@ -134,6 +134,7 @@ export class GrpcConnector implements Connector {
       if (done) return;
       open();
       if (msg.event) handlers.onEvent(msg.event);
+      else if (msg.tracking) handlers.onEvent(msg.tracking);
       else if (msg.skipped) handlers.onSkipped(msg.skipped);
       else if (msg.reset)
         handlers.onReset({

@@ -6,6 +6,8 @@ import type { WireEvent } from '../wire-types';
  */
 export interface SubscribeResponseMsg {
   event?: WireEvent;
+  /** A tracking update: the same seq sequence as status changes. */
+  tracking?: WireEvent;
   reset?: { reason: number; snapshot?: { lastSeq: number } };
   skipped?: { fromSeq: number; toSeq: number };
 }
@@ -16,9 +18,10 @@ const I64 = 1;
 const LEN = 2;
 const I32 = 5;
 
-/** `SubscribeResponse.event` is field 1, length-delimited: its tag byte. */
+/** Tag bytes of `SubscribeResponse.event` (field 1) and `.tracking` (field 4), length-delimited. */
 const EVENT_TAG = (1 << 3) | LEN;
-// OrderStatusChanged's fields (proto/order_status.proto).
+const TRACKING_TAG = (4 << 3) | LEN;
+// Fields of OrderStatusChanged, which TrackingUpdated shares (proto/order_status.proto).
 const ORDER_ID = 1;
 const SEQ = 2;
 const PUBLISHED_AT_US = 4;
@@ -67,15 +70,16 @@ function skip(buf: Uint8Array, wireType: number, end: number): void {
 }
 
 /**
- * Reads orderId, seq and publishedAtUs of an event message (skipping status, padding and
- * any unknown field) without building the message object, which at thousands of events
+ * Reads orderId, seq and publishedAtUs of a status change or tracking update (skipping
+ * status, padding, location and any unknown field) without building the message object, which at thousands of events
  * a second was most of the generator's gRPC decoding cost.
  */
 export function leanSubscribeResponse(
   buf: Buffer,
   full: (buf: Buffer) => SubscribeResponseMsg,
 ): SubscribeResponseMsg {
-  if (buf.length === 0 || buf[0] !== EVENT_TAG) return full(buf);
+  const arm = buf.length === 0 ? 0 : buf[0];
+  if (arm !== EVENT_TAG && arm !== TRACKING_TAG) return full(buf);
   pos = 1;
   const len = varint(buf, buf.length);
   const end = pos + len;
@@ -97,5 +101,6 @@ export function leanSubscribeResponse(
       pos += n;
     } else skip(buf, wireType, end);
   }
-  return { event: { orderId, seq, publishedAtUs } };
+  const event = { orderId, seq, publishedAtUs };
+  return arm === EVENT_TAG ? { event } : { tracking: event };
 }

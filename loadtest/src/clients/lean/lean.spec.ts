@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { Decoder, Encoder, PacketType, type Packet } from 'socket.io-parser';
-import { SkipReason, type OrderStatusChanged, type StreamItem } from '@app/contracts/order-events';
+import {
+  SkipReason,
+  type OrderStatusChanged,
+  type StreamItem,
+  type TrackingUpdated,
+} from '@app/contracts/order-events';
 import { OrderStatus } from '@app/contracts/order-status';
 import { streamItemToProto } from '@app/contracts/proto-codec';
 import { orderStatusClientCtor } from '../grpc-connector';
@@ -35,6 +40,16 @@ const anyEvent = fc.record({
   status: fc.constantFrom(...Object.values(OrderStatus)),
   publishedAtUs: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
   padding: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
+});
+
+const tracking = (over: Partial<TrackingUpdated> = {}): TrackingUpdated => ({
+  orderId: 'lt3-17',
+  seq: 43,
+  status: OrderStatus.Shipped,
+  publishedAtUs: 1_764_470_000_223_456,
+  location: { lat: 52.520008, lon: -13.404954 },
+  etaMs: 1_764_473_600_000,
+  ...over,
 });
 
 /** The service's SSE frame of an event (sse-frames.ts `itemFrame`). */
@@ -87,10 +102,12 @@ describe('SSE: SseParser + dispatch, lean', () => {
     'retry: 2000\n\n' +
     events.map(sseFrame).join(': ping\n\n') +
     `id: 9\nevent: skipped\ndata: ${JSON.stringify({ fromSeq: 4, toSeq: 9, reason: SkipReason.Overflow })}\n\n` +
+    `id: 43\nevent: tracking\ndata: ${JSON.stringify(tracking())}\n\n` +
     'event: end\ndata: {"reason":"max_age"}\n\n';
   const expected = [
     ...events.map((e) => `event ${e.orderId} ${e.seq} ${e.publishedAtUs}`),
     'skipped 4..9',
+    `event lt3-17 43 ${tracking().publishedAtUs}`,
     'end max_age',
   ];
 
@@ -198,6 +215,19 @@ describe('gRPC: leanSubscribeResponse', () => {
     );
   });
 
+  it('reads the tracking arm (same field numbers) without the full decoder', () => {
+    const t = tracking({ padding: 'xyz' });
+    let fullCalls = 0;
+    const lean = leanSubscribeResponse(
+      encode({ kind: 'tracking', tracking: t }),
+      (b) => (fullCalls++, fullDecode(b)),
+    );
+    expect(fullCalls).toBe(0);
+    expect(lean).toEqual({
+      tracking: { orderId: t.orderId, seq: t.seq, publishedAtUs: t.publishedAtUs },
+    });
+  });
+
   it('hands every other arm to the full decoder', () => {
     const bytes = encode({
       kind: 'skipped',
@@ -231,6 +261,21 @@ describe('long-poll: leanLongPollBody', () => {
         expect(leanLongPollBody(text)).toEqual(parseLongPollBody(text));
       }),
     );
+  });
+
+  it('reads tracking updates (a nested location) beside status changes', () => {
+    const text = JSON.stringify({
+      orderId: 'lt3-17',
+      events: [
+        { type: 'status', ...event({ seq: 42 }) },
+        { type: 'tracking', ...tracking({ seq: 43 }) },
+        { type: 'tracking', ...tracking({ seq: 44 }) },
+      ],
+      next: 44,
+      completed: false,
+    });
+    expect(leanLongPollBody(text)).toEqual(parseLongPollBody(text));
+    expect(leanLongPollBody(text).events.map((e) => e.seq)).toEqual([42, 43, 44]);
   });
 
   it('falls back to the full parser for resets and skipped ranges', () => {
