@@ -1,7 +1,9 @@
 // Order-status demo page: follows one order over SSE, socket.io or long-poll, shows each
-// event with its publish-to-receive latency, and resumes from the last seq after any
-// disconnect (the "Drop connection" button, a server restart, a maximum stream age).
-// Plain browser JavaScript, no build step: the service serves this file as is.
+// status change and tracking update with its publish-to-receive latency. The client
+// library (libs/client, bundled as /assets/order-status-client.js) does the connecting,
+// resuming from the last seq after any disconnect (the "Drop connection" button, a server
+// restart, a maximum stream age, an expired token), backoff and duplicate/gap accounting;
+// this file only renders. Plain browser JavaScript: the service serves it as is.
 'use strict';
 
 (() => {
@@ -50,6 +52,7 @@
     duplicates: 0,
     latenciesMs: [],
     ends: [],
+    connections: 0,
     connectStartedAtUs: 0,
   });
 
@@ -57,7 +60,7 @@
   const state = { orderId: '', transport: 'sse', conn: 'idle', ...freshCounters() };
   window.orderStatusDemo = state;
 
-  let session = null; // the running transport client: { stop(), drop() }
+  let session = null; // the running watch: { watch }
 
   // ---------- rendering ----------
 
@@ -142,19 +145,23 @@
     addRow(li);
   }
 
-  // ---------- the stream, whatever the transport ----------
+  // ---------- the stream: one library for every transport ----------
 
   function nowUs() {
     return (performance.timeOrigin + performance.now()) * 1000;
   }
 
-  function onEvent(e) {
-    if (e.seq <= state.lastSeq) {
-      state.duplicates++;
-      renderStats();
-      return;
-    }
-    if (state.lastSeq > 0 && e.seq > state.lastSeq + 1) state.lost += e.seq - state.lastSeq - 1;
+  /** The page's transport names (kept for old links) and the library's. */
+  const TRANSPORTS = { sse: 'sse', ws: 'ws', 'long-poll': 'longpoll' };
+
+  function fmtPlace(t) {
+    const { lat, lon } = t.location;
+    const eta = new Date(t.etaMs).toLocaleTimeString([], { hour12: false });
+    return `${lat.toFixed(4)}, ${lon.toFixed(4)} · ETA ${eta}`;
+  }
+
+  /** A status change or a tracking update: both carry a seq, a status and a publish time. */
+  function onEvent(e, kind) {
     state.lastSeq = e.seq;
     state.events++;
     state.seqs.push(e.seq);
@@ -168,73 +175,140 @@
     }
 
     const li = document.createElement('li');
-    li.dataset.kind = 'event';
+    li.dataset.kind = kind;
     li.dataset.seq = String(e.seq);
-    const badge = cell(`badge ${e.status}`, e.status.replaceAll('_', ' '));
-    const status = document.createElement('span');
-    status.append(badge);
+    const what = document.createElement('span');
+    if (kind === 'tracking') {
+      what.append(cell('badge tracking', 'tracking'), ' ', cell('place', fmtPlace(e)));
+    } else {
+      what.append(cell(`badge ${e.status}`, e.status.replaceAll('_', ' ')));
+      if (e.reason) what.append(' ', cell('reason', e.reason));
+    }
     li.append(
       cell('seq', `#${e.seq}`),
-      status,
+      what,
       cell('latency', replayed ? 'replayed' : fmtMs(latencyMs)),
       cell('time', clock()),
     );
     addRow(li);
     renderStatus(e.status);
+  }
+
+  /** One item of the watch, in order. */
+  function onItem(item) {
+    syncStats();
+    switch (item.kind) {
+      case 'event':
+        onEvent(item.event, 'event');
+        break;
+      case 'tracking':
+        onEvent(item.tracking, 'tracking');
+        break;
+      case 'reset': {
+        // The resume point could not be served without a gap: the snapshot replaces our view.
+        const { reason, snapshot } = item.reset;
+        state.resets++;
+        state.lastSeq = snapshot.lastSeq;
+        note('reset', `reset (${reason}): now at seq ${snapshot.lastSeq}, ${snapshot.status}`);
+        renderStatus(snapshot.status);
+        break;
+      }
+      case 'skipped': {
+        // Not an error: this page read too slowly and the service dropped these events for
+        // it (its queue's overflow policy), and said so. They do not count as lost.
+        const s = item.skipped;
+        state.lastSeq = s.toSeq;
+        note('skipped', `skipped #${s.fromSeq}..#${s.toSeq} (${s.reason}): read too slowly`);
+        break;
+      }
+      case 'gap':
+        // Seqs nobody accounted for: the library reports them rather than hiding them.
+        note('error', `lost #${item.fromSeq}..#${item.toSeq}`);
+        break;
+      case 'end':
+        onEnd(item);
+        break;
+      default:
+        // An item kind this page does not know yet (a newer service): ignore it.
+        break;
+    }
+    syncStats();
     renderStats();
   }
 
-  function onReset(r) {
-    // The resume point could not be served without a gap: the snapshot replaces our view.
-    state.resets++;
-    state.lastSeq = r.snapshot.lastSeq;
-    note('reset', `reset (${r.reason}): now at seq ${r.snapshot.lastSeq}, ${r.snapshot.status}`);
-    renderStatus(r.snapshot.status);
-    renderStats();
-  }
-
-  function onSkipped(s) {
-    // Not an error: this page read too slowly and the service dropped these events for it
-    // (its queue's overflow policy), and said so. The cursor moves past them, so they do
-    // not count as lost, and a resume continues after `toSeq`.
-    if (s.toSeq <= state.lastSeq) return;
-    state.lastSeq = s.toSeq;
-    note('skipped', `skipped #${s.fromSeq}..#${s.toSeq} (${s.reason}): read too slowly`);
-    renderStats();
-  }
-
-  function onEnd(reason, retryAfterMs) {
-    state.ends.push(reason);
-    if (reason === 'completed') {
+  function onEnd(end) {
+    state.ends.push(end.reason);
+    if (end.reason === 'completed') {
       note('end', 'order finished: stream completed');
       stop('completed');
-      return;
+    } else if (end.reason === 'error') {
+      note('error', `${end.error.code}: ${end.error.message}`);
+      stop('error');
     }
-    const advice = retryAfterMs === undefined ? '' : `, reconnecting in ${retryAfterMs} ms`;
-    note('end', `server ended the stream (${reason})${advice}`);
-    setConn('reconnecting');
   }
 
-  /** Counted when a (re)connection is made after the first one. */
-  function onReconnected() {
-    state.reconnects++;
-    if (state.lastSeq > 0) {
-      state.resumes++;
-      note('resume', `resumed after seq ${state.lastSeq}`);
-    } else {
-      note('resume', 'reconnected');
+  /** The library's counters, copied where the page (and its tests) read them. */
+  function syncStats() {
+    const stats = session?.watch.stats;
+    if (!stats) return;
+    state.reconnects = stats.reconnects;
+    state.resumes = stats.resumes;
+    state.lost = stats.lost;
+    state.duplicates = stats.duplicates;
+  }
+
+  /** How the connection is doing: the pill and the timeline notes. */
+  function onConnection(e) {
+    switch (e.type) {
+      case 'connecting':
+        state.connectStartedAtUs = e.atUs;
+        setConn(state.connections === 0 ? 'connecting' : 'reconnecting');
+        break;
+      case 'open':
+        state.connections++;
+        if (e.reconnect) {
+          note('resume', e.afterSeq > 0 ? `resumed after seq ${e.afterSeq}` : 'reconnected');
+        }
+        setConn('live');
+        break;
+      case 'retrying': {
+        // The stream's own end reasons (max_age, shutdown, ...) are what the tests read.
+        if (/^[a-z_]+$/.test(e.reason) && e.reason !== 'forced') state.ends.push(e.reason);
+        // A transport that resumes by itself (EventSource) marks its reopen here.
+        state.connectStartedAtUs = nowUs();
+        const wait = e.delayMs > 0 ? `, reconnecting in ${Math.round(e.delayMs)} ms` : '';
+        const advice = e.advisedMs !== undefined ? ' (server advice)' : '';
+        if (e.reason !== 'forced') note('end', `connection ended (${e.reason})${wait}${advice}`);
+        setConn('reconnecting');
+        break;
+      }
+      case 'paused':
+        note('info', 'offline: waiting for the network');
+        setConn('offline');
+        break;
+      case 'token':
+        note('info', `asking for a new token (${e.reason})`);
+        break;
     }
+    syncStats();
     renderStats();
   }
 
-  /** Marks the start of a (re)connection attempt: what was published before is replay. */
-  function connecting() {
-    state.connectStartedAtUs = nowUs();
-  }
-
-  function backoff(attempt) {
-    // Full jitter: clients that lost the same server do not come back in step.
-    return Math.random() * Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt);
+  /** A fresh token: the dev endpoint's when there is one, else what is in the field. */
+  async function getToken() {
+    try {
+      const res = await fetch(DEV_TOKEN_PATH);
+      if (res.ok) {
+        const { token } = await res.json();
+        if (typeof token === 'string') {
+          ui.token.value = token;
+          return token;
+        }
+      }
+    } catch {
+      // No dev token endpoint: the field's token is all there is.
+    }
+    return ui.token.value.trim();
   }
 
   function authHeaders() {
@@ -242,247 +316,7 @@
     return token ? { authorization: `Bearer ${token}` } : {};
   }
 
-  // ---------- SSE ----------
-
-  /**
-   * EventSource cannot send headers. With a token, the page first asks for a session
-   * cookie (which survives EventSource's own reconnects); failing that, a one-time ticket
-   * for the URL. Without a token, nothing is needed.
-   */
-  async function sseAuthQuery(orderId) {
-    const headers = authHeaders();
-    if (!headers.authorization) return '';
-    const session = await fetch('/v1/session', {
-      method: 'POST',
-      headers,
-      credentials: 'same-origin',
-    });
-    if (session.ok) return '';
-    const res = await fetch('/v1/stream-tickets', {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ orderId }),
-    });
-    if (!res.ok) throw new Error(`stream ticket refused (${res.status})`);
-    const { ticket } = await res.json();
-    return `ticket=${encodeURIComponent(ticket)}`;
-  }
-
-  function startSse(orderId) {
-    let es = null;
-    let stopped = false;
-    let opened = false;
-    let attempt = 0;
-    let timer = null;
-
-    const open = async () => {
-      if (stopped) return;
-      setConn(opened ? 'reconnecting' : 'connecting');
-      let query;
-      try {
-        query = [await sseAuthQuery(orderId), state.lastSeq > 0 ? `after=${state.lastSeq}` : '']
-          .filter(Boolean)
-          .join('&');
-      } catch (err) {
-        note('error', String(err.message || err));
-        retry();
-        return;
-      }
-      if (stopped) return;
-      connecting();
-      es = new EventSource(
-        `/v1/orders/${encodeURIComponent(orderId)}/stream${query ? `?${query}` : ''}`,
-        {
-          withCredentials: true,
-        },
-      );
-      es.onopen = () => {
-        attempt = 0;
-        if (opened) onReconnected();
-        opened = true;
-        setConn('live');
-      };
-      es.addEventListener('status', (m) => onEvent(JSON.parse(m.data)));
-      es.addEventListener('reset', (m) => onReset(JSON.parse(m.data)));
-      es.addEventListener('skipped', (m) => onSkipped(JSON.parse(m.data)));
-      // The server sends `retry:` before `end` at shutdown, and EventSource applies it to
-      // its own reconnect, which sends Last-Event-ID: nothing to do here but show it.
-      es.addEventListener('end', (m) => onEnd(JSON.parse(m.data).reason));
-      es.onerror = () => {
-        if (stopped) return;
-        if (es.readyState === EventSource.CLOSED) {
-          // EventSource gives up on an HTTP error (401, 404, 503): retry ourselves.
-          retry();
-        } else {
-          setConn('reconnecting');
-        }
-      };
-    };
-    const retry = () => {
-      es?.close();
-      if (stopped) return;
-      setConn('reconnecting');
-      timer = setTimeout(open, backoff(attempt++));
-    };
-    open();
-    return {
-      stop() {
-        stopped = true;
-        clearTimeout(timer);
-        es?.close();
-      },
-      drop() {
-        es?.close();
-        note('drop', `connection dropped at seq ${state.lastSeq}`);
-        setConn('reconnecting');
-        clearTimeout(timer);
-        timer = setTimeout(open, 300);
-      },
-    };
-  }
-
-  // ---------- socket.io ----------
-
-  function startWs(orderId) {
-    const token = ui.token.value.trim();
-    const socket = window.io('/orders', {
-      transports: ['websocket'],
-      auth: token ? { token } : {},
-      reconnectionDelay: 500,
-      reconnectionDelayMax: 5000,
-    });
-    let connectedBefore = false;
-    let resubscribeTimer = null;
-    let stopped = false;
-
-    const subscribe = () => {
-      connecting();
-      socket.emit('subscribe', { orderId, afterSeq: state.lastSeq }, (ack) => {
-        if (!ack || !ack.ok) {
-          note('error', `subscribe failed: ${ack?.error?.message ?? 'no ack'}`);
-          setConn('error');
-          return;
-        }
-        setConn('live');
-      });
-    };
-    socket.on('connect', () => {
-      clearTimeout(resubscribeTimer);
-      socket.io.reconnectionDelay(500);
-      if (connectedBefore) onReconnected();
-      connectedBefore = true;
-      subscribe();
-    });
-    socket.on('connect_error', (err) => {
-      if (!socket.active) note('error', `refused: ${err.message}`);
-      setConn('reconnecting');
-    });
-    socket.on('disconnect', (reason) => {
-      if (stopped) return;
-      setConn('reconnecting');
-      // A server-side disconnect is final for socket.io unless we reconnect ourselves.
-      if (reason === 'io server disconnect') socket.connect();
-    });
-    socket.on('status', (e) => e.orderId === orderId && onEvent(e));
-    socket.on('reset', (r) => r.snapshot.orderId === orderId && onReset(r));
-    socket.on('skipped', (s) => s.orderId === orderId && onSkipped(s));
-    socket.on('end', (end) => {
-      if (end.orderId !== orderId) return;
-      onEnd(end.reason, end.retryAfterMs);
-      if (end.reason === 'completed') return;
-      // Shutdown: the server closes the connection next; come back after its advice.
-      if (end.retryAfterMs !== undefined) socket.io.reconnectionDelay(end.retryAfterMs);
-      // Maximum stream age: the socket stays up, only this subscription ended.
-      resubscribeTimer = setTimeout(() => socket.connected && subscribe(), end.retryAfterMs ?? 0);
-    });
-    setConn('connecting');
-    return {
-      stop() {
-        stopped = true;
-        clearTimeout(resubscribeTimer);
-        socket.disconnect();
-      },
-      drop() {
-        note('drop', `connection dropped at seq ${state.lastSeq}`);
-        // Closes the engine's transport: socket.io reconnects by itself, then we resubscribe.
-        socket.io.engine.close();
-      },
-    };
-  }
-
-  // ---------- long-poll ----------
-
-  function startLongPoll(orderId) {
-    let stopped = false;
-    let controller = null;
-    let dropped = false;
-    let failed = false;
-    let attempt = 0;
-
-    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-    const loop = async () => {
-      setConn('connecting');
-      while (!stopped) {
-        controller = new AbortController();
-        if (failed || dropped || state.connectStartedAtUs === 0) connecting();
-        try {
-          const url = `/v1/orders/${encodeURIComponent(orderId)}/events?after=${state.lastSeq}&wait=${LONG_POLL_WAIT_S}`;
-          const res = await fetch(url, {
-            headers: authHeaders(),
-            signal: controller.signal,
-            cache: 'no-store',
-          });
-          if (res.status !== 200 && res.status !== 204) throw new Error(`HTTP ${res.status}`);
-          if (failed || dropped) onReconnected();
-          failed = dropped = false;
-          attempt = 0;
-          setConn('live');
-          if (res.status === 204) {
-            // Answered early by a stopping server: wait the advised (jittered) delay.
-            const retryAfter = Number(res.headers.get('retry-after'));
-            if (retryAfter > 0) {
-              onEnd('shutdown', retryAfter * 1000);
-              await sleep(Math.random() * retryAfter * 1000);
-            }
-            continue;
-          }
-          const body = await res.json();
-          // A reset or skipped range, when present, comes before the events.
-          if (body.reset) onReset(body.reset);
-          if (body.skipped) onSkipped(body.skipped);
-          for (const e of body.events) onEvent(e);
-          if (body.completed) {
-            onEnd('completed');
-            return;
-          }
-        } catch (err) {
-          if (stopped) return;
-          if (dropped) continue;
-          failed = true;
-          note('error', `poll failed: ${err.message}`);
-          setConn('reconnecting');
-          await sleep(backoff(attempt++));
-        }
-      }
-    };
-    loop();
-    return {
-      stop() {
-        stopped = true;
-        controller?.abort();
-      },
-      drop() {
-        dropped = true;
-        note('drop', `poll aborted at seq ${state.lastSeq}`);
-        setConn('reconnecting');
-        controller?.abort();
-      },
-    };
-  }
-
   // ---------- controls ----------
-
-  const STARTERS = { sse: startSse, ws: startWs, 'long-poll': startLongPoll };
 
   function start() {
     const orderId = ui.order.value.trim();
@@ -498,14 +332,26 @@
     params.set('transport', transport);
     history.replaceState(null, '', `?${params}`);
     note('info', `following ${orderId} over ${transport}`);
-    session = { stop() {}, drop() {} };
-    session = STARTERS[transport](orderId);
+    const token = ui.token.value.trim();
+    const watch = window.OrderStatusClient.watchOrder(orderId, {
+      transport: TRANSPORTS[transport],
+      baseUrl: location.origin,
+      ...(token ? { token, getToken } : {}),
+      longPollWaitS: LONG_POLL_WAIT_S,
+      backoff: { maxMs: MAX_BACKOFF_MS },
+      onConnection,
+    });
+    session = { watch };
+    setConn('connecting');
+    (async () => {
+      for await (const item of watch) onItem(item);
+    })();
   }
 
   function stop(conn = 'idle') {
     const s = session;
     session = null;
-    s?.stop();
+    s?.watch.close();
     setConn(conn);
   }
 
@@ -551,7 +397,13 @@
     note('info', 'stopped');
     stop();
   });
-  ui.drop.addEventListener('click', () => session?.drop());
+  ui.drop.addEventListener('click', () => {
+    if (!session) return;
+    note('drop', `connection dropped at seq ${state.lastSeq}`);
+    setConn('reconnecting');
+    // The library drops the connection and resumes at once from its cursor.
+    session.watch.reconnect();
+  });
   ui.token.addEventListener('change', () => {
     const token = ui.token.value.trim();
     if (token) localStorage.setItem(TOKEN_KEY, token);
@@ -565,7 +417,7 @@
   (async () => {
     const params = new URLSearchParams(location.search);
     const transport = params.get('transport');
-    if (transport && STARTERS[transport]) ui.form.elements.transport.value = transport;
+    if (transport && TRANSPORTS[transport]) ui.form.elements.transport.value = transport;
     if (params.get('order')) ui.order.value = params.get('order');
     renderStatus(undefined);
     setConn('idle');
