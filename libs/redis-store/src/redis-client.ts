@@ -32,6 +32,14 @@ export function createRedisClient(opts: RedisStoreOptions): {
     commandTimeout: o.commandTimeoutMs,
     connectTimeout: o.connectTimeoutMs,
     retryStrategy: backoff,
+    // A command in flight when the connection drops is never re-sent on reconnect (ioredis
+    // does by default): its caller may already have had a 503 from the command timeout
+    // and retried. Per command: a rate-limit hit, a connection-slot acquire or release and
+    // a ticket count are increments, so a re-send counts the failed request on top of its
+    // retry; a ticket's SET and GETDEL are one-shot (a late GETDEL would spend a ticket
+    // nobody receives); a lease renewal re-sent late could write back a count older than
+    // the next one, and renewals repeat on their own. None is worth re-sending.
+    autoResendUnfulfilledCommands: false,
   };
   const client =
     o.clusterNodes.length > 0
