@@ -12,7 +12,7 @@ import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
-  [--cpu-prof DIR]
+  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
 /** Validates before defaults are merged, and returns every problem at once. */
@@ -44,6 +44,8 @@ export function parseCli(argv: readonly string[]):
       out: { type: 'string' },
       'grpc-shared': { type: 'boolean' },
       'cpu-prof': { type: 'string' },
+      orders: { type: 'string' },
+      rounds: { type: 'string' },
       tiny: { type: 'boolean' },
       server: { type: 'string' },
       help: { type: 'boolean' },
@@ -69,7 +71,14 @@ export function parseCli(argv: readonly string[]):
     durationS: num('duration', values.duration, 1, 3_600),
     warmupS: num('warmup', values.warmup, 0, 600),
     payloadBytes: num('payload', values.payload, 0, 1_048_576),
+    rounds: num('rounds', values.rounds, 1, 20),
   };
+  if (values.orders !== undefined) {
+    const orders = values.orders.split(',').map((k) => Number(k.trim()));
+    if (orders.some((k) => !Number.isInteger(k) || k < 1 || k > 50_000))
+      errors.push(`--orders must be integers in [1, 50000], got ${values.orders}`);
+    else overrides.orders = orders;
+  }
   if (values['grpc-shared']) overrides.grpcSharedChannel = true;
   let transports: TransportName[] = [...TRANSPORTS];
   if (values.transports !== undefined) {

@@ -37,9 +37,12 @@ export const broadcast: Scenario = {
       const out: RunResult[] = [];
       const subscribers = o.subscribers ?? (o.tiny ? 4 : DEFAULT_BROADCAST_SUBSCRIBERS);
       const servers = comparedServers(ctx, 'broadcast', transport);
-      const rounds = o.tiny ? 1 : BROADCAST_ROUNDS;
+      const rounds = o.rounds ?? (o.tiny ? 1 : BROADCAST_ROUNDS);
+      const orderCounts = (o.orders ?? broadcastOrderCounts(subscribers, o.tiny)).map((k) =>
+        Math.min(k, subscribers),
+      );
       for (let round = 1; round <= rounds && !ctx.aborted(); round += 1) {
-        for (const orders of broadcastOrderCounts(subscribers, o.tiny)) {
+        for (const orders of orderCounts) {
           for (const server of servers) {
             if (ctx.aborted()) break;
             const r = await runTransport(ctx, {

@@ -28,7 +28,7 @@ export const overhead: Scenario = {
   run: (ctx, o) =>
     perTransport(ctx, o.transports.filter(overhead.supports), async (transport) => {
       const out = [];
-      const rounds = o.tiny ? 1 : OVERHEAD_ROUNDS;
+      const rounds = o.rounds ?? (o.tiny ? 1 : OVERHEAD_ROUNDS);
       const servers = comparedServers(ctx, 'overhead', transport);
       for (let round = 1; round <= rounds && !ctx.aborted(); round += 1) {
         for (const server of servers) {

@@ -12,6 +12,10 @@ export interface ScenarioOptions {
   readonly grpcSharedChannel?: boolean;
   /** Seconds of publishing before the measured window (see DEFAULT_WARMUP_S). */
   readonly warmupS?: number;
+  /** Broadcast: the order counts the subscribers spread over (default 1, 10 and N). */
+  readonly orders?: readonly number[];
+  /** Overhead and broadcast: rounds of alternating servers (default: the scenario's). */
+  readonly rounds?: number;
   /** Seconds-long smoke sizes for the test suite. */
   readonly tiny: boolean;
 }
