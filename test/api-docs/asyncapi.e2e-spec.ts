@@ -1,0 +1,338 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DiagnosticSeverity, Parser, type Diagnostic } from '@asyncapi/parser';
+import Ajv, { type ValidateFunction } from 'ajv';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import {
+  cursorAfter,
+  ErrorCode,
+  errorBody,
+  GatewayError,
+  OrderStatus,
+  ResetReason,
+  SkipReason,
+  StreamEndReason,
+  type StreamItem,
+} from '@app/contracts';
+import { loadConfig } from '../../apps/order-status/src/config/app-config';
+import { endFrame, itemFrame } from '../../apps/order-status/src/transports/sse/sse-frames';
+import { SseController } from '../../apps/order-status/src/transports/sse/sse.controller';
+import { LongPollController } from '../../apps/order-status/src/transports/long-poll/long-poll.controller';
+import { pollBody } from '../../apps/order-status/src/transports/long-poll/poll-answer';
+import { ORDERS_NAMESPACE } from '../../apps/order-status/src/transports/ws/orders-ws.events';
+import type { OrdersSocket } from '../../apps/order-status/src/transports/ws/orders-ws.events';
+import { SocketSink } from '../../apps/order-status/src/transports/ws/socket-sink';
+import type { EngineBackpressure } from '../../apps/order-status/src/transports/ws/engine-backpressure';
+import { TypeReader, type Field } from './type-reader';
+
+const ASYNCAPI_FILE = join(__dirname, '..', '..', 'docs', 'asyncapi.yaml');
+const CONTRACTS = 'libs/contracts/src/index.ts';
+const WS_EVENTS = 'apps/order-status/src/transports/ws/orders-ws.events.ts';
+const POLL_ANSWER = 'apps/order-status/src/transports/long-poll/poll-answer.ts';
+
+/*
+ * One sample per stream item kind, every optional field set, so each payload the
+ * transports produce from it shows all its fields. The mapped type makes a new kind a
+ * type error here; the kinds are also compared with the contract's union at run time.
+ */
+const SNAPSHOT = {
+  orderId: 'order-1',
+  status: OrderStatus.OutForDelivery,
+  lastSeq: 7,
+  updatedAtUs: 1_700_000_000_000_000,
+  tracking: { location: { lat: 52.52, lon: 13.405 }, etaMs: 1_700_000_600_000 },
+  ownerId: 'customer-1',
+};
+const SAMPLES: { [K in StreamItem['kind']]: Extract<StreamItem, { kind: K }> } = {
+  event: {
+    kind: 'event',
+    event: {
+      orderId: 'order-1',
+      seq: 8,
+      status: OrderStatus.Cancelled,
+      previousStatus: OrderStatus.OutForDelivery,
+      publishedAtUs: 1_700_000_000_000_001,
+      reason: 'customer asked',
+      padding: 'xx',
+    },
+  },
+  tracking: {
+    kind: 'tracking',
+    tracking: {
+      orderId: 'order-1',
+      seq: 9,
+      status: OrderStatus.OutForDelivery,
+      publishedAtUs: 1_700_000_000_000_002,
+      location: { lat: -33.86, lon: 151.21 },
+      etaMs: 1_700_000_900_000,
+      padding: 'xx',
+    },
+  },
+  reset: { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot: SNAPSHOT } },
+  skipped: { kind: 'skipped', skipped: { fromSeq: 3, toSeq: 6, reason: SkipReason.Overflow } },
+};
+
+interface Message {
+  readonly name: string;
+  readonly payload: object;
+}
+interface Schema {
+  readonly properties?: Record<string, object>;
+  readonly required?: string[];
+  readonly enum?: string[];
+  readonly oneOf?: Schema[];
+}
+interface AsyncApiJson {
+  readonly channels: Record<string, { address: string; messages: Record<string, Message> }>;
+  readonly operations: Record<
+    string,
+    { channel: { address: string }; security?: { type: string; name?: string; in?: string }[] }
+  >;
+  readonly components: { schemas: Record<string, Schema> };
+}
+
+/** `data:` JSON, `event:` and `id:` of one SSE frame. */
+function parseFrame(frame: string): { event?: string; id?: string; data: unknown } {
+  const fields = new Map<string, string>();
+  for (const line of frame.split('\n')) {
+    const at = line.indexOf(': ');
+    if (at > 0) fields.set(line.slice(0, at), line.slice(at + 2));
+  }
+  return {
+    event: fields.get('event'),
+    id: fields.get('id'),
+    data: JSON.parse(fields.get('data') ?? 'null'),
+  };
+}
+
+/** What a socket.io client would receive from the real SocketSink. */
+function socketEmits(run: (sink: SocketSink) => void): [string, unknown][] {
+  const emitted: [string, unknown][] = [];
+  const socket = { emit: (name: string, payload: unknown) => emitted.push([name, payload]) };
+  const backpressure = { isFull: () => false, whenDrained: () => {} };
+  const sink = new SocketSink(
+    socket as unknown as OrdersSocket,
+    'order-1',
+    backpressure as unknown as EngineBackpressure,
+    () => {},
+  );
+  sink.open();
+  run(sink);
+  return emitted;
+}
+
+/** A schema's fields as the TypeReader reports a type's. */
+function schemaFields(schema: Schema): Field[] {
+  const required = new Set(schema.required ?? []);
+  return Object.keys(schema.properties ?? {})
+    .map((name) => ({ name, optional: !required.has(name) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** `/v1/orders/:orderId/stream` as AsyncAPI writes it. */
+function routeOf(controller: object, handler: (...args: never[]) => unknown): string {
+  const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
+  const path = Reflect.getMetadata(PATH_METADATA, handler) as string;
+  return `/${base}/${path}`.replace(/:(\w+)/g, '{$1}');
+}
+
+const sorted = (values: Iterable<string>) => [...values].sort();
+
+describe('docs/asyncapi.yaml', () => {
+  let diagnostics: Diagnostic[];
+  let doc: AsyncApiJson;
+  let types: TypeReader;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  const validators = new Map<object, ValidateFunction>();
+
+  /** Asserts `payload` is valid against `schema` (compiled once per schema). */
+  function expectValid(what: string, schema: object, payload: unknown): void {
+    let validate = validators.get(schema);
+    if (validate === undefined) {
+      validate = ajv.compile(schema);
+      validators.set(schema, validate);
+    }
+    validate(payload);
+    expect([what, validate.errors ?? []]).toEqual([what, []]);
+  }
+
+  function channel(address: string) {
+    const found = Object.values(doc.channels).find((c) => c.address === address);
+    if (found === undefined) throw new Error(`no channel ${address}`);
+    return found;
+  }
+
+  function message(address: string, name: string): Message {
+    const found = Object.values(channel(address).messages).find((m) => m.name === name);
+    if (found === undefined) throw new Error(`channel ${address} has no message ${name}`);
+    return found;
+  }
+
+  beforeAll(async () => {
+    const parsed = await new Parser().parse(readFileSync(ASYNCAPI_FILE, 'utf8'));
+    diagnostics = parsed.diagnostics;
+    if (parsed.document === undefined) throw new Error('asyncapi.yaml did not parse');
+    // Resolved: every $ref replaced by what it points at.
+    doc = parsed.document.json<AsyncApiJson>();
+    types = new TypeReader([CONTRACTS, WS_EVENTS, POLL_ANSWER]);
+  });
+
+  it('is a valid AsyncAPI 3 document (@asyncapi/parser: no error, no warning)', () => {
+    // Information and hints (e.g. "3.1 exists") are not problems.
+    const problems: readonly number[] = [DiagnosticSeverity.Error, DiagnosticSeverity.Warning];
+    const found = diagnostics
+      .filter((d) => problems.includes(d.severity))
+      .map((d) => `${d.code} at ${d.path.join('.')}: ${d.message}`);
+    expect(found).toEqual([]);
+  });
+
+  it('lists exactly the values of the contract enums', () => {
+    const { schemas } = doc.components;
+    const expected: Record<string, string[]> = {
+      OrderStatus: Object.values(OrderStatus),
+      ResetReason: Object.values(ResetReason),
+      SkipReason: Object.values(SkipReason),
+      StreamEndReason: Object.values(StreamEndReason),
+      ErrorCode: Object.values(ErrorCode),
+    };
+    for (const [name, values] of Object.entries(expected)) {
+      expect([name, sorted(schemas[name]?.enum ?? [])]).toEqual([name, sorted(values)]);
+    }
+  });
+
+  it('describes every field of the contract and transport types, required exactly when the type requires it', () => {
+    const { schemas } = doc.components;
+    const pairs: [string, string, string][] = [
+      ['OrderStatusChanged', CONTRACTS, 'OrderStatusChanged'],
+      ['TrackingUpdated', CONTRACTS, 'TrackingUpdated'],
+      ['GeoPoint', CONTRACTS, 'GeoPoint'],
+      ['Tracking', CONTRACTS, 'Tracking'],
+      ['OrderSnapshot', CONTRACTS, 'OrderSnapshot'],
+      ['StreamReset', CONTRACTS, 'StreamReset'],
+      ['StreamSkipped', CONTRACTS, 'StreamSkipped'],
+      ['SocketStreamSkipped', WS_EVENTS, 'StreamSkippedPayload'],
+      ['SocketStreamEnd', WS_EVENTS, 'StreamEnd'],
+      ['SubscribeRequest', WS_EVENTS, 'SubscribeRequest'],
+      ['UnsubscribeRequest', WS_EVENTS, 'UnsubscribeRequest'],
+      ['ErrorAck', WS_EVENTS, 'ErrorAck'],
+      ['PollBody', POLL_ANSWER, 'PollBody'],
+    ];
+    for (const [schema, file, type] of pairs) {
+      const documented = schemas[schema];
+      if (documented === undefined) throw new Error(`no schema ${schema}`);
+      expect([schema, schemaFields(documented)]).toEqual([
+        schema,
+        types.fields(types.type(file, type)),
+      ]);
+    }
+    const errorDetail = types.property(types.type(CONTRACTS, 'ErrorBody'), 'error');
+    expect(schemaFields(schemas.ErrorDetail ?? {})).toEqual(types.fields(errorDetail));
+    // A long-poll event is either kind with its name in `type`.
+    const named = types.members(types.type(CONTRACTS, 'NamedEvent')).map((t) => types.fields(t));
+    expect(
+      ['PolledStatusChange', 'PolledTrackingUpdate'].map((n) => schemaFields(schemas[n] ?? {})),
+    ).toEqual(expect.arrayContaining(named));
+    // Each ack: its success arm and the error arm.
+    for (const ack of ['SubscribeAck', 'UnsubscribeAck']) {
+      const arms = (schemas[ack]?.oneOf ?? []).map(schemaFields);
+      const members = types.members(types.type(WS_EVENTS, ack)).map((t) => types.fields(t));
+      expect([ack, arms]).toEqual([ack, expect.arrayContaining(members)]);
+      expect(arms).toHaveLength(members.length);
+    }
+  });
+
+  it('has a sample here for every kind of stream item in the contract', () => {
+    const kinds = types
+      .members(types.type(CONTRACTS, 'StreamItem'))
+      .flatMap((t) => types.stringLiterals(types.property(t, 'kind')));
+    expect(sorted(Object.keys(SAMPLES))).toEqual(sorted(kinds));
+  });
+
+  it('SSE: the channel is the route, and every frame the transport writes is a documented message', () => {
+    const address = routeOf(SseController, SseController.prototype.stream);
+    const written = new Set<string>();
+    for (const item of Object.values(SAMPLES) as StreamItem[]) {
+      const frame = parseFrame(itemFrame(item));
+      const name = frame.event ?? 'message';
+      written.add(name);
+      expect([name, frame.id]).toEqual([name, String(cursorAfter(item))]);
+      expectValid(`SSE ${name}`, message(address, name).payload, frame.data);
+    }
+    for (const reason of Object.values(StreamEndReason)) {
+      const frame = parseFrame(endFrame(reason));
+      const name = frame.event ?? 'message';
+      written.add(name);
+      // `end` moves no cursor: it has no id.
+      expect([name, frame.id]).toEqual([name, undefined]);
+      expectValid(`SSE end ${reason}`, message(address, name).payload, frame.data);
+    }
+    const documented = Object.values(channel(address).messages).map((m) => m.name);
+    expect(sorted(documented)).toEqual(sorted(written));
+  });
+
+  it('socket.io: the channel is the namespace, its messages are the typed event maps, and every emit is documented', () => {
+    const address = ORDERS_NAMESPACE;
+    const toClient = types.keys(types.type(WS_EVENTS, 'ServerToClientEvents'));
+    const toServer = types.keys(types.type(WS_EVENTS, 'ClientToServerEvents'));
+    const documented = Object.values(channel(address).messages).map((m) => m.name);
+    // Requests come with an ack (the callback's argument), documented as `<event>Ack`.
+    expect(sorted(documented)).toEqual(
+      sorted([...toClient, ...toServer, ...toServer.map((e) => `${e}Ack`)]),
+    );
+
+    const emitted = socketEmits((sink) => {
+      for (const item of Object.values(SAMPLES) as StreamItem[]) sink.write(item);
+    });
+    for (const reason of Object.values(StreamEndReason)) {
+      emitted.push(...socketEmits((sink) => sink.end(reason, 1_500)));
+      emitted.push(...socketEmits((sink) => sink.end(reason)));
+    }
+    for (const [name, payload] of emitted) {
+      expectValid(`socket.io ${name}`, message(address, name).payload, payload);
+    }
+    expect(sorted(new Set(emitted.map(([name]) => name)))).toEqual(sorted(toClient));
+    // An error ack as the gateway builds it.
+    const errorAck = { ok: false, ...errorBody(new GatewayError(ErrorCode.NotFound, 'no order')) };
+    for (const ack of toServer.map((e) => `${e}Ack`)) {
+      expectValid(`socket.io ${ack}`, message(address, ack).payload, errorAck);
+    }
+  });
+
+  it('long-poll: the channel is the route, and every answer the transport builds is a documented message', () => {
+    const address = routeOf(LongPollController, LongPollController.prototype.poll);
+    const { payload } = message(address, 'pollAnswer');
+    const items = Object.values(SAMPLES) as StreamItem[];
+    for (const item of items) {
+      expectValid(
+        `poll ${item.kind}`,
+        payload,
+        pollBody('order-1', 2, { items: [item], completed: false }),
+      );
+    }
+    const events = items.filter((i) => i.kind === 'event' || i.kind === 'tracking');
+    expectValid(
+      'poll batch',
+      payload,
+      pollBody('order-1', 2, { items: [SAMPLES.reset, ...events], completed: true }),
+    );
+  });
+
+  it('names the credentials each channel really accepts', () => {
+    const sse = routeOf(SseController, SseController.prototype.stream);
+    const poll = routeOf(LongPollController, LongPollController.prototype.poll);
+    const schemes = (address: string) =>
+      Object.values(doc.operations)
+        .filter((o) => o.channel.address === address)
+        .flatMap((o) => o.security ?? []);
+    const cookie = loadConfig({}).auth.cookieName;
+    expect(schemes(sse)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'http' }),
+        expect.objectContaining({ type: 'httpApiKey', in: 'query', name: 'ticket' }),
+        expect.objectContaining({ type: 'httpApiKey', in: 'cookie', name: cookie }),
+      ]),
+    );
+    expect(schemes(poll).map((s) => s.type)).toEqual(['http']);
+    expect(schemes(ORDERS_NAMESPACE).every((s) => s.type === 'http')).toBe(true);
+  });
+});
