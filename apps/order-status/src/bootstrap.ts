@@ -14,6 +14,8 @@ import { createOrderStore } from './store/create-store';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { ConnectionLog } from './ops/connection-log';
 import { serveDemoPage } from './ops/demo-page';
+import { serveApiDocs } from './openapi/docs-page';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 import { gracefulShutdown, registerDrainGate } from './ops/graceful-shutdown';
 import { ObservedIoAdapter } from './ops/observed-io-adapter';
 import { Readiness } from './ops/readiness.service';
@@ -73,6 +75,7 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   io.useConnectionLog(app.get(ConnectionLog));
   app.useWebSocketAdapter(io);
   serveDemoPage(app);
+  if (config.docs.enabled) serveApiDocs(app, () => buildOpenApiDocument(app, config));
   registerDrainGate(
     app.getHttpAdapter().getInstance(),
     readiness,

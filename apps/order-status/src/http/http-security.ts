@@ -1,9 +1,10 @@
 import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
+import { DOCS_PATH } from '../openapi/docs-page';
 import { registerOrderIdGate } from '../orders/order-id-gate';
 import { requireJsonBodies } from './json-bodies';
-import { SECURITY_HEADERS } from './security-headers';
+import { SECURITY_HEADERS, type HeaderSet } from './security-headers';
 
 /** Headers browsers may send cross-origin (CORS preflight allow-list). */
 const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id'];
@@ -13,6 +14,13 @@ const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id'];
  * ops/demo-page.ts). Every other route is API and gets the API header set.
  */
 const PAGE_ROUTES = new Set(['/', '/*']);
+
+/** The header set for a route: the demo page's, the API docs' or the API's. */
+function headersFor(route: string): HeaderSet {
+  if (PAGE_ROUTES.has(route)) return SECURITY_HEADERS.page;
+  if (route === DOCS_PATH || route.startsWith(`${DOCS_PATH}/`)) return SECURITY_HEADERS.docs;
+  return SECURITY_HEADERS.api;
+}
 
 /**
  * HTTP-level security, registered before the routes: cookie parsing (the SSE session
@@ -26,7 +34,6 @@ export async function applyHttpSecurity(
   config: AppConfig,
 ): Promise<void> {
   await app.register(fastifyCookie);
-  const { page, api } = SECURITY_HEADERS;
   // Added as the answer goes out (onSend), not when the request arrives: a held
   // long-poll then carries none of them while it waits. Responses a handler writes
   // itself (SSE hijacks its reply, so onSend never runs) put SECURITY_HEADERS.api in
@@ -35,7 +42,7 @@ export async function applyHttpSecurity(
     .getHttpAdapter()
     .getInstance()
     .addHook('onSend', (req, reply, payload, done) => {
-      void reply.headers(PAGE_ROUTES.has(req.routeOptions.url ?? '') ? page : api);
+      void reply.headers(headersFor(req.routeOptions.url ?? ''));
       done(null, payload);
     });
   // Before the routes and the auth guard: a malformed id is a 400 whoever asks.

@@ -21,10 +21,34 @@ export const CONTENT_SECURITY_POLICY = {
   frameAncestors: ["'none'"],
 } as const;
 
+/**
+ * The CSP of the API documentation (/docs: Swagger UI from swagger-ui-dist, served from
+ * this origin). Stricter than the demo page's: no inline style either (the page and its
+ * start-up script are files), no framing, no base or form targets. `data:` images are
+ * the icons swagger-ui.css embeds; `connect-src 'self'` lets "Try it out" call the API.
+ * Checked in headless Chromium by test/api-docs (no violation while the spec renders).
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+} as const;
+
 /** helmet's full default set (its default CSP directives plus ours), for the page. */
 const PAGE_OPTIONS: HelmetOptions = {
   contentSecurityPolicy: { directives: { ...CONTENT_SECURITY_POLICY } },
   // Same answer as frame-ancestors 'none', for browsers that only know the old header.
+  xFrameOptions: { action: 'deny' },
+};
+
+/** helmet's page set with the docs CSP alone (none of helmet's default directives). */
+const DOCS_OPTIONS: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: { ...DOCS_CONTENT_SECURITY_POLICY } },
   xFrameOptions: { action: 'deny' },
 };
 
@@ -84,6 +108,8 @@ export function recordHelmetHeaders(options: HelmetOptions): HeaderSet {
 export interface SecurityHeaders {
   /** The demo page and its assets. */
   readonly page: HeaderSet;
+  /** The API documentation (/docs) and its assets. */
+  readonly docs: HeaderSet;
   /** Everything else: /v1 API, streams, health, metrics, errors. */
   readonly api: HeaderSet;
 }
@@ -91,5 +117,6 @@ export interface SecurityHeaders {
 /** Recorded once, when this module loads: fixed strings shared by every response. */
 export const SECURITY_HEADERS: SecurityHeaders = Object.freeze({
   page: recordHelmetHeaders(PAGE_OPTIONS),
+  docs: recordHelmetHeaders(DOCS_OPTIONS),
   api: recordHelmetHeaders(API_OPTIONS),
 });
