@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderStatus, OrderStatusChanged } from '@app/contracts';
+import type { OrderEvent, OrderStatus, OrderStatusChanged } from '@app/contracts';
 import { restPublisher, type Publisher } from '../idempotency/publishers';
 import type { RedisCluster } from '../support/redis-cluster';
 import type { TestApp } from '../support/test-app';
@@ -104,7 +104,7 @@ export async function problemsAgainstRedis(
   app: TestApp,
   followers: readonly Follower[],
 ): Promise<string[]> {
-  const truth = new Map<string, OrderStatusChanged[]>();
+  const truth = new Map<string, OrderEvent[]>();
   for (const f of followers) {
     if (!truth.has(f.orderId)) {
       truth.set(f.orderId, (await app.store.readHistory(f.orderId, 0)) ?? []);

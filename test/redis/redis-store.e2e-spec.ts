@@ -1,6 +1,7 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
-import { ErrorCode, GatewayError, OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { ErrorCode, GatewayError, OrderStatus, type OrderEvent } from '@app/contracts';
 import { StoreResync } from '@app/event-bus';
+import { describeEventModel } from '../../libs/event-bus/src/testing/event-model.store-spec';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
@@ -81,13 +82,16 @@ describe('RedisOrderStore', () => {
   it('serves history after any seq still retained, and says when it is not', async () => {
     const a = await open({ historySize: 5 });
     await a.publish({ orderId: 'o4', status: OrderStatus.Created });
-    for (let i = 0; i < 9; i++) await a.publish({ orderId: 'o4', status: OrderStatus.Paid });
+    await a.publish({ orderId: 'o4', status: OrderStatus.Shipped });
+    for (let i = 0; i < 8; i++) {
+      await a.publishTracking({ orderId: 'o4', location: { lat: i, lon: i }, etaMs: 1 + i });
+    }
     // seqs 1..10, the last 5 (6..10) kept
     expect((await a.readHistory('o4', 7))?.map((e) => e.seq)).toEqual([8, 9, 10]);
     expect((await a.readHistory('o4', 5))?.map((e) => e.seq)).toEqual([6, 7, 8, 9, 10]);
     expect(await a.readHistory('o4', 4)).toBeUndefined();
     expect(await a.readHistory('o4', 10)).toEqual([]);
-    const [e] = (await a.readHistory('o4', 9)) as OrderStatusChanged[];
+    const [e] = (await a.readHistory('o4', 9)) as OrderEvent[];
     expect(Number.isSafeInteger(e.publishedAtUs)).toBe(true);
   });
 
@@ -95,14 +99,37 @@ describe('RedisOrderStore', () => {
     const a = await open();
     const b = await open();
     await a.publish({ orderId: 'hot', status: OrderStatus.Created });
+    await a.publish({ orderId: 'hot', status: OrderStatus.Shipped });
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        (i % 2 ? a : b).publish({ orderId: 'hot', status: OrderStatus.Paid }),
+        (i % 2 ? a : b).publishTracking({
+          orderId: 'hot',
+          location: { lat: 1, lon: 2 },
+          etaMs: i + 1,
+        }),
       ),
     );
     const seqs = results.map((e) => e.seq).sort((x, y) => x - y);
-    expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 2));
-    expect((await a.readHistory('hot', 0))?.map((e) => e.seq)).toEqual([1, ...seqs]);
+    expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 3));
+    expect((await a.readHistory('hot', 0))?.map((e) => e.seq)).toEqual([1, 2, ...seqs]);
+  });
+
+  it('concurrent repeats of one status from two instances: exactly one is published', async () => {
+    const a = await open();
+    const b = await open();
+    await a.publish({ orderId: 'race', status: OrderStatus.Created });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).publish({ orderId: 'race', status: OrderStatus.Paid }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 'rejected') {
+        expect(r.reason).toMatchObject({ code: ErrorCode.FailedPrecondition });
+      }
+    }
+    expect(await a.getSnapshot('race')).toMatchObject({ lastSeq: 2, status: 'paid' });
   });
 
   it('fails fast with Unavailable while Redis is down, reports down, and recovers', async () => {
@@ -125,5 +152,37 @@ describe('RedisOrderStore', () => {
     // Not persistent: the data (and its epoch) are gone, and the store says so.
     expect(resyncs).toEqual([StoreResync.DataLost]);
     expect(await a.getSnapshot('o5')).toBeUndefined();
+  });
+
+  describe('event model (the same cases as the in-memory store)', () => {
+    describeEventModel(async () => {
+      const store = await open();
+      const seen: OrderEvent[] = [];
+      store.events$.subscribe((e) => seen.push(e));
+      // Routing store: only watched orders reach events$; the cases use fresh ids, so
+      // watch every id they publish to before the first publish.
+      const publish = store.publish.bind(store);
+      const watched = new Set<string>();
+      const watchFirst = async (orderId: string) => {
+        if (watched.has(orderId)) return;
+        watched.add(orderId);
+        await store.watch(orderId);
+      };
+      store.publish = async (cmd) => (await watchFirst(cmd.orderId), publish(cmd));
+      const publishTracking = store.publishTracking.bind(store);
+      store.publishTracking = async (cmd) => (await watchFirst(cmd.orderId), publishTracking(cmd));
+      return {
+        store,
+        seen,
+        settle: async (orderId) => {
+          const lastSeq = (await store.getSnapshot(orderId))?.lastSeq ?? 0;
+          await waitFor(
+            () => seen.some((e) => e.orderId === orderId && e.seq === lastSeq),
+            `the announcement of ${orderId} seq ${lastSeq}`,
+          );
+        },
+        close: () => store.close(),
+      };
+    });
   });
 });

@@ -107,7 +107,6 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
       orders: config.simulator.orders,
       ratePerOrder: config.simulator.ratePerOrder,
       paddingBytes: config.simulator.paddingBytes,
-      eventsPerStatus: config.simulator.eventsPerStatus,
       lifecycle: true,
     });
     simulator.start();

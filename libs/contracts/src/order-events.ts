@@ -16,6 +16,12 @@ export interface OrderStatusChanged {
   readonly reason?: string;
   /** Filler for payload-size experiments; absent when empty. */
   readonly padding?: string;
+  /**
+   * Never set: it keeps a TrackingUpdated from type-checking as an OrderStatusChanged
+   * (it has every required field of one), so code that handles only status changes
+   * cannot be handed a tracking update by mistake.
+   */
+  readonly location?: never;
 }
 
 /** A position in WGS 84 degrees, as GPS and map APIs give it. */

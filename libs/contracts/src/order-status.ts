@@ -79,3 +79,11 @@ export function transitionRefusal(
   }
   return `order ${orderId} cannot move from ${current} to ${next}`;
 }
+
+/** Why a tracking update is refused in `status` (one sentence, the same from every store). */
+export function trackingRefusal(orderId: string, status: OrderStatus): string {
+  return (
+    `order ${orderId} is ${status}: tracking updates are accepted while ` +
+    `${TRACKING_STATUSES.join(' or ')}`
+  );
+}

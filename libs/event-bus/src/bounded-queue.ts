@@ -1,8 +1,10 @@
 import {
   cursorAfter,
+  eventOf,
   isTerminalStatus,
   ResetReason,
   SkipReason,
+  snapshotAfter,
   type StreamItem,
   type StreamReset,
 } from '@app/contracts';
@@ -100,7 +102,7 @@ export class BoundedQueue {
     }
     // Folded: the queued events and `item` itself are all carried by the one reset.
     this.fold(item);
-    return { accepted: true, dropped: before + (item.kind === 'event' ? 1 : 0) };
+    return { accepted: true, dropped: before + (eventOf(item) !== undefined ? 1 : 0) };
   }
 
   /** Applies the policy to a full queue; `item` is what must fit after it. */
@@ -117,8 +119,9 @@ export class BoundedQueue {
     });
     if (lastReset > 0) this.items = this.items.slice(lastReset);
     if (this.policy === OverflowPolicy.Conflate) {
-      // Every event carries the order's full status: the new one supersedes all queued
-      // events, and the client jumps straight to the newest status.
+      // Every event (status change or tracking update) carries the order's status: the
+      // new one supersedes all queued events, and the client jumps straight to the
+      // newest state.
       for (let i = this.oldestEvent(); i >= 0; i = this.oldestEvent()) this.replaceBySkip(i);
     } else {
       while (this.items.length >= this.capacity) {
@@ -136,18 +139,15 @@ export class BoundedQueue {
    */
   private fold(item: StreamItem): void {
     let reset: StreamReset;
+    const event = eventOf(item);
     if (item.kind === 'reset') {
       reset = item.reset;
-    } else if (item.kind === 'event') {
+    } else if (event !== undefined) {
       const queued = this.items.findLast((it) => it.kind === 'reset');
       reset = {
         reason: queued?.kind === 'reset' ? queued.reset.reason : ResetReason.Overflow,
-        snapshot: {
-          orderId: item.event.orderId,
-          status: item.event.status,
-          lastSeq: item.event.seq,
-          updatedAtUs: item.event.publishedAtUs,
-        },
+        // Every event carries the order's status, so the newest one is the whole state.
+        snapshot: snapshotAfter(undefined, event),
       };
     } else {
       throw new TypeError('skipped markers are made by the queue, never offered');
@@ -157,10 +157,10 @@ export class BoundedQueue {
 
   /** Replaces the event at `i` by a skipped marker, merged with adjacent markers. */
   private replaceBySkip(i: number): void {
-    const it = this.items[i];
-    if (it.kind !== 'event') return;
-    let from = it.event.seq;
-    let to = it.event.seq;
+    const event = eventOf(this.items[i]);
+    if (event === undefined) return;
+    let from = event.seq;
+    let to = event.seq;
     let start = i;
     let count = 1;
     const prev = this.items[i - 1];
@@ -182,12 +182,12 @@ export class BoundedQueue {
   }
 
   private oldestEvent(): number {
-    return this.items.findIndex((it) => it.kind === 'event');
+    return this.items.findIndex((it) => eventOf(it) !== undefined);
   }
 
   private eventCount(): number {
     let n = 0;
-    for (const it of this.items) if (it.kind === 'event') n++;
+    for (const it of this.items) if (eventOf(it) !== undefined) n++;
     return n;
   }
 }

@@ -4,10 +4,12 @@ import {
   GatewayError,
   isTerminalStatus,
   nowUs,
+  itemOf,
   ResetReason,
+  snapshotAfter,
   StreamEndReason,
+  type OrderEvent,
   type OrderSnapshot,
-  type OrderStatusChanged,
   type StreamItem,
 } from '@app/contracts';
 import {
@@ -71,7 +73,7 @@ interface OrderChannel {
    * Set while the channel is being repaired from the store (a backfill or a resync):
    * live events that arrive meanwhile wait here, so subscribers still get them in order.
    */
-  held?: OrderStatusChanged[];
+  held?: OrderEvent[];
   /**
    * A store resync that came while a repair was already running. That repair's reads may
    * have been answered before the events the feed missed were written, so it cannot stand
@@ -170,7 +172,7 @@ export class OrderEventBus {
    * subscribers the missing events are first read from the store's history, and later
    * live events of that order wait behind them, so nobody sees a gap that history can fill.
    */
-  ingest(event: OrderStatusChanged): void {
+  ingest(event: OrderEvent): void {
     let ch = this.channels.get(event.orderId);
     if (ch === undefined) {
       if (this.store.watch !== undefined) {
@@ -197,7 +199,7 @@ export class OrderEventBus {
   }
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
-  private apply(ch: OrderChannel, event: OrderStatusChanged): void {
+  private apply(ch: OrderChannel, event: OrderEvent): void {
     const lastSeq = ch.snapshot?.lastSeq ?? 0;
     if (event.seq <= lastSeq) {
       this.stats.duplicatesIgnored++;
@@ -206,12 +208,7 @@ export class OrderEventBus {
     // The ring must stay contiguous: after a gap it restarts at this event.
     if (ch.ring.size > 0 && event.seq !== lastSeq + 1) ch.ring.clear();
     ch.ring.push(event);
-    ch.snapshot = {
-      orderId: event.orderId,
-      status: event.status,
-      lastSeq: event.seq,
-      updatedAtUs: event.publishedAtUs,
-    };
+    ch.snapshot = snapshotAfter(ch.snapshot, event);
     this.stats.eventsIngested++;
     // Iterating a Set copes with a subscriber leaving mid-loop (offerLive may end it); the
     // copy keeps one that joins mid-loop from being offered this event too, which would be
@@ -473,7 +470,7 @@ export class OrderEventBus {
   }
 
   private replayEvents(
-    events: readonly OrderStatusChanged[] | undefined,
+    events: readonly OrderEvent[] | undefined,
     afterSeq: number,
     snapshot: OrderSnapshot,
   ): Replay {
@@ -482,7 +479,7 @@ export class OrderEventBus {
     }
     this.stats.eventsReplayed += events.length;
     return {
-      backlog: events.map((event) => ({ kind: 'event', event })),
+      backlog: events.map(itemOf),
       cursor: events[events.length - 1].seq,
     };
   }

@@ -1,4 +1,4 @@
-import type { OrderStatusChanged } from '@app/contracts';
+import type { OrderEvent } from '@app/contracts';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from './publish-replay';
 
 /** @default 100_000 keys remembered at most by one in-process store */
@@ -15,7 +15,7 @@ export interface IdempotencyCacheOptions {
 }
 
 interface Entry {
-  readonly event: OrderStatusChanged;
+  readonly event: OrderEvent;
   readonly expiresAtMs: number;
 }
 
@@ -46,12 +46,12 @@ export class IdempotencyCache {
   }
 
   /** The event remembered for `key` of `orderId`, while its window lasts. */
-  get(orderId: string, key: string): OrderStatusChanged | undefined {
+  get(orderId: string, key: string): OrderEvent | undefined {
     const entry = this.entries.get(entryKey(orderId, key));
     return entry && entry.expiresAtMs > Date.now() ? entry.event : undefined;
   }
 
-  remember(key: string, event: OrderStatusChanged): void {
+  remember(key: string, event: OrderEvent): void {
     const now = Date.now();
     this.sweep(now);
     const k = entryKey(event.orderId, key);

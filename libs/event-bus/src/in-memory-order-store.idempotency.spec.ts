@@ -1,12 +1,12 @@
-import { ErrorCode, GatewayError, OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { ErrorCode, GatewayError, OrderStatus, type OrderEvent } from '@app/contracts';
 import { InMemoryOrderStore } from './in-memory-order-store';
 import { isReplay } from './publish-replay';
 
-const { Created, Paid, Packed } = OrderStatus;
+const { Created, Paid, Packed, Shipped } = OrderStatus;
 
 describe('InMemoryOrderStore idempotent publish', () => {
   let store: InMemoryOrderStore;
-  let seen: OrderStatusChanged[];
+  let seen: OrderEvent[];
 
   const open = (opts: ConstructorParameters<typeof InMemoryOrderStore>[0] = {}) => {
     store = new InMemoryOrderStore(opts);
@@ -40,8 +40,8 @@ describe('InMemoryOrderStore idempotent publish', () => {
     const b = store.publishSync({ orderId: 'b', status: Paid, idempotencyKey: 'k1' });
     expect([a.orderId, a.seq, isReplay(a)]).toEqual(['a', 2, false]);
     expect([b.orderId, b.seq, isReplay(b)]).toEqual(['b', 2, false]);
-    expect(store.publishSync({ orderId: 'a', status: Paid }).seq).toBe(3);
-    expect(store.publishSync({ orderId: 'a', status: Paid }).seq).toBe(4);
+    expect(store.publishSync({ orderId: 'a', status: Packed }).seq).toBe(3);
+    expect(store.publishSync({ orderId: 'a', status: Shipped }).seq).toBe(4);
   });
 
   it('refuses the same key with another status (FailedPrecondition) and changes nothing', () => {
@@ -68,14 +68,18 @@ describe('InMemoryOrderStore idempotent publish', () => {
     expect([e.seq, isReplay(e)]).toEqual([2, false]);
   });
 
-  it('forgets a key after the window: the same key then publishes anew', () => {
+  it('forgets a key after the window: a late retry is then a repeated status, never a second event', () => {
     jest.useFakeTimers();
     open({ idempotencyWindowMs: 1_000 });
     const first = store.publishSync({ orderId: 'a', status: Paid, idempotencyKey: 'k1' });
     jest.advanceTimersByTime(999);
     expect(store.publishSync({ orderId: 'a', status: Paid, idempotencyKey: 'k1' })).toEqual(first);
     jest.advanceTimersByTime(1);
-    const later = store.publishSync({ orderId: 'a', status: Paid, idempotencyKey: 'k1' });
+    expect(() => store.publishSync({ orderId: 'a', status: Paid, idempotencyKey: 'k1' })).toThrow(
+      expect.objectContaining({ code: ErrorCode.FailedPrecondition }) as Error,
+    );
+    // The key itself is free again.
+    const later = store.publishSync({ orderId: 'a', status: Packed, idempotencyKey: 'k1' });
     expect([later.seq, isReplay(later)]).toEqual([3, false]);
   });
 });

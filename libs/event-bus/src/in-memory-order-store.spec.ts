@@ -1,9 +1,10 @@
-import { ErrorCode, GatewayError, OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { ErrorCode, GatewayError, OrderStatus, type OrderEvent } from '@app/contracts';
 import { InMemoryOrderStore } from './in-memory-order-store';
+import { describeEventModel } from './testing/event-model.store-spec';
 
 describe('InMemoryOrderStore', () => {
   let store: InMemoryOrderStore;
-  let seen: OrderStatusChanged[];
+  let seen: OrderEvent[];
 
   beforeEach(() => {
     store = new InMemoryOrderStore();
@@ -16,7 +17,7 @@ describe('InMemoryOrderStore', () => {
     const a1 = await store.publish({ orderId: 'a', status: OrderStatus.Created });
     const b1 = await store.publish({ orderId: 'b', status: OrderStatus.Created });
     const a2 = store.publishSync({ orderId: 'a', status: OrderStatus.Paid });
-    const a3 = store.publishSync({ orderId: 'a', status: OrderStatus.Paid });
+    const a3 = store.publishSync({ orderId: 'a', status: OrderStatus.Packed });
     expect([a1.seq, a2.seq, a3.seq, b1.seq]).toEqual([1, 2, 3, 1]);
     expect(seen).toEqual([a1, b1, a2, a3]);
     expect(a3.publishedAtUs).toBeGreaterThanOrEqual(a1.publishedAtUs);
@@ -24,7 +25,7 @@ describe('InMemoryOrderStore', () => {
     expect(Math.abs(a3.publishedAtUs / 1000 - Date.now())).toBeLessThan(5_000);
     expect(await store.getSnapshot('a')).toEqual({
       orderId: 'a',
-      status: OrderStatus.Paid,
+      status: OrderStatus.Packed,
       lastSeq: 3,
       updatedAtUs: a3.publishedAtUs,
     });
@@ -115,6 +116,15 @@ describe('InMemoryOrderStore', () => {
       s.close();
       expect(completed).toBe(true);
       expect(jest.getTimerCount()).toBe(0);
+    });
+  });
+
+  describe('event model', () => {
+    describeEventModel(async () => {
+      const s = new InMemoryOrderStore();
+      const events: OrderEvent[] = [];
+      s.events$.subscribe((e) => events.push(e));
+      return { store: s, seen: events, settle: async () => {}, close: async () => s.close() };
     });
   });
 });

@@ -1,17 +1,25 @@
 import { Subject, type Observable } from 'rxjs';
 import {
-  canTransition,
+  acceptsTracking,
   ErrorCode,
   GatewayError,
   isTerminalStatus,
   nowUs,
+  OrderStatus,
+  parseStatusReason,
+  parseTracking,
+  snapshotAfter,
+  trackingRefusal,
+  transitionRefusal,
+  type OrderEvent,
   type OrderSnapshot,
   type OrderStatusChanged,
+  type TrackingUpdated,
 } from '@app/contracts';
 import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from './bus-options';
 import { IdempotencyCache } from './idempotency-cache';
-import { OrderStore, type PublishCommand } from './order-store';
-import { replayOf } from './publish-replay';
+import { OrderStore, type PublishCommand, type TrackingCommand } from './order-store';
+import { replayOf, replayTrackingOf } from './publish-replay';
 import { ReplayRing } from './replay-ring';
 
 /** @default 300_000 ms a finished order stays readable before it is forgotten */
@@ -41,11 +49,11 @@ export class InMemoryOrderStore extends OrderStore {
   private readonly history = new Map<string, ReplayRing>();
   private readonly historySize: number;
   private readonly historyMaxAgeMs: number;
-  private readonly published = new Subject<OrderStatusChanged>();
+  private readonly published = new Subject<OrderEvent>();
   private readonly forgetTimers = new Set<NodeJS.Timeout>();
   private readonly terminalRetentionMs: number;
   private readonly idempotency: IdempotencyCache;
-  readonly events$: Observable<OrderStatusChanged> = this.published.asObservable();
+  readonly events$: Observable<OrderEvent> = this.published.asObservable();
 
   constructor(opts: InMemoryOrderStoreOptions = {}) {
     super();
@@ -65,40 +73,73 @@ export class InMemoryOrderStore extends OrderStore {
   /** Synchronous publish for the in-process simulator (no promise per event). */
   publishSync(cmd: PublishCommand): OrderStatusChanged {
     const { orderId, status, paddingBytes, ownerId, idempotencyKey } = cmd;
+    const reason = parseStatusReason(status, cmd.reason);
     if (idempotencyKey !== undefined) {
       const original = this.idempotency.get(orderId, idempotencyKey);
       if (original !== undefined) return replayOf(original, status);
     }
     const current = this.snapshots.get(orderId);
-    if (!canTransition(current?.status, status)) {
-      throw new GatewayError(
-        current ? ErrorCode.FailedPrecondition : ErrorCode.NotFound,
-        current
-          ? `order ${orderId} cannot move from ${current.status} to ${status}`
-          : `order ${orderId} does not exist; it must be published as created first`,
-      );
-    }
+    if (current === undefined && status !== OrderStatus.Created) throw notFound(orderId);
+    const refusal = current && transitionRefusal(orderId, current.status, status);
+    if (refusal !== undefined) throw new GatewayError(ErrorCode.FailedPrecondition, refusal);
+    // Key order is the JSON's field order on every transport (the Redis store writes the
+    // same): the fields every kind shares first.
     const event: OrderStatusChanged = {
       orderId,
       seq: (current?.lastSeq ?? 0) + 1,
       status,
+      ...(current ? { previousStatus: current.status } : {}),
       publishedAtUs: nowUs(),
+      ...(reason !== undefined ? { reason } : {}),
       ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
     };
     // The owner is fixed at creation and carried over on every later status.
-    const owner = current ? current.ownerId : ownerId;
-    this.snapshots.set(orderId, {
-      orderId,
-      status,
-      lastSeq: event.seq,
-      updatedAtUs: event.publishedAtUs,
-      ...(owner !== undefined ? { ownerId: owner } : {}),
-    });
-    this.historyOf(orderId).push(event);
+    this.record(event, current ? current.ownerId : ownerId, idempotencyKey);
     if (isTerminalStatus(status)) this.forgetLater(orderId);
-    if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
     this.published.next(event);
     return event;
+  }
+
+  async publishTracking(cmd: TrackingCommand): Promise<TrackingUpdated> {
+    return this.publishTrackingSync(cmd);
+  }
+
+  /** Synchronous tracking publish for the in-process simulator. */
+  publishTrackingSync(cmd: TrackingCommand): TrackingUpdated {
+    const { orderId, paddingBytes, idempotencyKey } = cmd;
+    const { location, etaMs } = parseTracking(cmd.location, cmd.etaMs);
+    if (idempotencyKey !== undefined) {
+      const original = this.idempotency.get(orderId, idempotencyKey);
+      if (original !== undefined) return replayTrackingOf(original, { location, etaMs });
+    }
+    const current = this.snapshots.get(orderId);
+    if (current === undefined) throw notFound(orderId);
+    if (!acceptsTracking(current.status)) {
+      throw new GatewayError(
+        ErrorCode.FailedPrecondition,
+        trackingRefusal(orderId, current.status),
+      );
+    }
+    const event: TrackingUpdated = {
+      orderId,
+      seq: current.lastSeq + 1,
+      status: current.status,
+      publishedAtUs: nowUs(),
+      location,
+      etaMs,
+      ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
+    };
+    this.record(event, current.ownerId, idempotencyKey);
+    this.published.next(event);
+    return event;
+  }
+
+  /** Applies a published event to the order's snapshot, history and idempotency record. */
+  private record(event: OrderEvent, ownerId: string | undefined, idempotencyKey?: string): void {
+    const next = snapshotAfter(this.snapshots.get(event.orderId), event);
+    this.snapshots.set(event.orderId, ownerId !== undefined ? { ...next, ownerId } : next);
+    this.historyOf(event.orderId).push(event);
+    if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
@@ -109,7 +150,7 @@ export class InMemoryOrderStore extends OrderStore {
     return this.snapshots.get(orderId);
   }
 
-  async readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+  async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
     return this.history.get(orderId)?.after(afterSeq, nowUs());
   }
 
@@ -141,6 +182,13 @@ export class InMemoryOrderStore extends OrderStore {
     timer.unref();
     this.forgetTimers.add(timer);
   }
+}
+
+function notFound(orderId: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.NotFound,
+    `order ${orderId} does not exist; it must be published as created first`,
+  );
 }
 
 let lastPadding = '';

@@ -1,5 +1,12 @@
 import type { Observable } from 'rxjs';
-import type { OrderSnapshot, OrderStatus, OrderStatusChanged } from '@app/contracts';
+import type {
+  GeoPoint,
+  OrderEvent,
+  OrderSnapshot,
+  OrderStatus,
+  OrderStatusChanged,
+  TrackingUpdated,
+} from '@app/contracts';
 
 /** Whether a store can serve publishes and reads right now (readiness probes read it). */
 export type StoreHealth = 'up' | 'down';
@@ -24,6 +31,8 @@ export enum StoreResync {
 export interface PublishCommand {
   readonly orderId: string;
   readonly status: OrderStatus;
+  /** Why the order is cancelled: only with `cancelled` (InvalidArgument otherwise). */
+  readonly reason?: string;
   /** Filler bytes copied into the event, for payload-size experiments. */
   readonly paddingBytes?: number;
   /**
@@ -42,6 +51,22 @@ export interface PublishCommand {
   readonly idempotencyKey?: string;
 }
 
+/** A tracking update to publish (see `OrderStore.publishTracking`). */
+export interface TrackingCommand {
+  readonly orderId: string;
+  readonly location: GeoPoint;
+  /** Estimated time of arrival, epoch ms. */
+  readonly etaMs: number;
+  /** Filler bytes copied into the event, for payload-size experiments. */
+  readonly paddingBytes?: number;
+  /**
+   * As for a status change: a repeat within the window answers the first publish's event;
+   * a repeat with another location or ETA, or a key first used for a status change, is a
+   * FailedPrecondition.
+   */
+  readonly idempotencyKey?: string;
+}
+
 /**
  * Where events are made and kept: assigns each order's next seq atomically, enforces the
  * life cycle and announces every published event on `events$`. The bus feeds from
@@ -49,16 +74,30 @@ export interface PublishCommand {
  * default) and a Redis store (several instances). Used as an abstract-class DI token.
  */
 export abstract class OrderStore {
-  /** Every event published through this store (or, for a shared store, any instance). */
-  abstract readonly events$: Observable<OrderStatusChanged>;
+  /**
+   * Every event published through this store (or, for a shared store, any instance):
+   * status changes and tracking updates, in one seq sequence per order.
+   */
+  abstract readonly events$: Observable<OrderEvent>;
 
   /**
    * Publishes a status change and returns the event with its assigned seq.
-   * @throws GatewayError InvalidArgument/FailedPrecondition for a transition the life
-   *   cycle forbids or an idempotency key repeated with another status, Unavailable when
+   * @throws GatewayError FailedPrecondition for a transition the life cycle forbids (a
+   *   repeated status included) or an idempotency key repeated with another status,
+   *   NotFound when the order does not exist and the status is not `created`,
+   *   InvalidArgument for a reason on another status than `cancelled`, Unavailable when
    *   the backing store is down.
    */
   abstract publish(cmd: PublishCommand): Promise<OrderStatusChanged>;
+
+  /**
+   * Publishes a tracking update (the order's next seq; its status stays).
+   * @throws GatewayError FailedPrecondition unless the order accepts tracking
+   *   (`acceptsTracking`), or for an idempotency key repeated with another update;
+   *   NotFound for an unknown order; InvalidArgument for a location or ETA out of range;
+   *   Unavailable when the backing store is down.
+   */
+  abstract publishTracking(cmd: TrackingCommand): Promise<TrackingUpdated>;
 
   /**
    * The same, synchronously, for a store that can (in-process): the simulator uses it at
@@ -67,6 +106,9 @@ export abstract class OrderStore {
    */
   publishSync?(cmd: PublishCommand): OrderStatusChanged;
 
+  /** `publishTracking`, synchronously, for the same reason as `publishSync`. */
+  publishTrackingSync?(cmd: TrackingCommand): TrackingUpdated;
+
   /** The order's current state, or undefined when it does not exist (or was evicted). */
   abstract getSnapshot(orderId: string): Promise<OrderSnapshot | undefined>;
 
@@ -74,10 +116,7 @@ export abstract class OrderStore {
    * Events with seq > afterSeq from the store's own history, for resumes the bus's local
    * ring cannot serve; undefined when the store keeps no history that far back.
    */
-  abstract readHistory(
-    orderId: string,
-    afterSeq: number,
-  ): Promise<OrderStatusChanged[] | undefined>;
+  abstract readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined>;
 
   /**
    * Emitted by a shared store when its feed was interrupted and is back; emitted before

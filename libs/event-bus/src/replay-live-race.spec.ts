@@ -45,14 +45,29 @@ const BACKENDS: readonly Backend[] = [
   },
   {
     // Keeps each order's last events itself (256 by default): more than this spec needs.
+    // It enforces the life cycle, so the spec's stream of `paid` becomes what a real one
+    // is: the order ships, then tracking updates follow (both kinds share the seqs).
     name: 'the in-memory store',
     hasHistory: true,
     make() {
       const inner = new InMemoryOrderStore();
       let last = 0;
+      let shipped = false;
+      const next = (status: OrderStatus): number => {
+        if (status !== OrderStatus.Paid) return inner.publishSync({ orderId: ORDER, status }).seq;
+        if (!shipped) {
+          shipped = true;
+          return inner.publishSync({ orderId: ORDER, status: OrderStatus.Shipped }).seq;
+        }
+        return inner.publishTrackingSync({
+          orderId: ORDER,
+          location: { lat: 1, lon: 2 },
+          etaMs: last + 1,
+        }).seq;
+      };
       return {
         inner,
-        publish: (status) => (last = inner.publishSync({ orderId: ORDER, status }).seq),
+        publish: (status) => (last = next(status)),
         lastSeq: () => last,
       };
     },

@@ -1,7 +1,10 @@
 import {
+  acceptsTracking,
   canTransition,
   isTerminalStatus,
+  isTrackingUpdate,
   OrderStatus,
+  type OrderEvent,
   type OrderStatusChanged,
 } from '@app/contracts';
 import { InMemoryOrderStore } from './in-memory-order-store';
@@ -11,7 +14,7 @@ import { waitFor } from './testing/bus-fixtures';
 describe('OrderSimulator', () => {
   let store: InMemoryOrderStore;
   let sim: OrderSimulator;
-  let events: OrderStatusChanged[];
+  let events: OrderEvent[];
 
   beforeEach(() => {
     store = new InMemoryOrderStore();
@@ -24,14 +27,29 @@ describe('OrderSimulator', () => {
     store.close();
   });
 
-  /** Every order's events are contiguous from 1 and follow the life cycle. */
+  const statusChanges = (): OrderStatusChanged[] =>
+    events.filter((e): e is OrderStatusChanged => !isTrackingUpdate(e));
+
+  /**
+   * Every order's events are contiguous from 1, every status change is a real change
+   * that follows the life cycle, and tracking updates come only while shipped or out for
+   * delivery, with the order's current status.
+   */
   function expectValidStreams(): void {
-    const byOrder = new Map<string, OrderStatusChanged[]>();
+    const byOrder = new Map<string, OrderEvent[]>();
     for (const e of events) byOrder.set(e.orderId, [...(byOrder.get(e.orderId) ?? []), e]);
     for (const list of byOrder.values()) {
+      let status: OrderStatus | undefined;
       list.forEach((e, i) => {
         expect(e.seq).toBe(i + 1);
-        expect(canTransition(list[i - 1]?.status, e.status)).toBe(true);
+        if (isTrackingUpdate(e)) {
+          expect(e.status).toBe(status);
+          expect(acceptsTracking(e.status)).toBe(true);
+        } else {
+          expect(canTransition(status, e.status)).toBe(true);
+          expect(e.previousStatus).toBe(status);
+          status = e.status;
+        }
       });
     }
   }
@@ -92,36 +110,64 @@ describe('OrderSimulator', () => {
       expect(events.length).toBeLessThanOrEqual(202);
     });
 
-    it('lifecycle: false never reaches a terminal status and keeps the same orders', async () => {
-      await sim.prepare({ orders: 3, ratePerOrder: 100, lifecycle: false, eventsPerStatus: 2 });
+    it('lifecycle: false ships every order in prepare(), then publishes tracking updates only', async () => {
+      const ready = await sim.prepare({ orders: 3, ratePerOrder: 100, lifecycle: false });
+      expect(ready.published).toBe(6);
+      expect(statusChanges().map((e) => e.status)).toEqual([
+        ...ready.activeOrderIds.map(() => OrderStatus.Created),
+        ...ready.activeOrderIds.map(() => OrderStatus.Shipped),
+      ]);
       const ids = sim.status().activeOrderIds;
+      events.length = 0;
       sim.start();
       jest.advanceTimersByTime(3_000);
       expect(events.length).toBeGreaterThan(800);
-      expect(events.some((e) => isTerminalStatus(e.status))).toBe(false);
+      expect(events.every(isTrackingUpdate)).toBe(true);
       expect(sim.status().activeOrderIds).toEqual(ids);
-      // They settle at out_for_delivery and keep publishing tracking updates there.
       for (const id of ids) {
-        expect(store.getSnapshotSync(id)?.status).toBe(OrderStatus.OutForDelivery);
+        expect(store.getSnapshotSync(id)).toMatchObject({
+          status: OrderStatus.Shipped,
+          tracking: { etaMs: expect.any(Number) as number },
+        });
       }
       expect(sim.status().failed).toBe(0);
-      expectValidStreams();
     });
 
-    it('lifecycle: true finishes orders (every tenth cancelled) and replaces them', async () => {
-      await sim.prepare({ orders: 4, ratePerOrder: 50, eventsPerStatus: 1 });
+    it('lifecycle: true moves orders after dwell times, cancels every tenth with a reason, and replaces finished ones', async () => {
+      await sim.prepare({ orders: 12, ratePerOrder: 0.5 });
       const first = sim.status().activeOrderIds;
       sim.start();
-      jest.advanceTimersByTime(5_000);
+      // Dwell times are seconds, not ticks: nothing moves in the first second.
+      jest.advanceTimersByTime(1_000);
+      expect(statusChanges().filter((e) => e.status !== OrderStatus.Created)).toEqual([]);
+      // Async: a replacement order is planned once its `created` publish has settled.
+      await jest.advanceTimersByTimeAsync(240_000);
       const now = sim.status();
-      expect(now.activeOrderIds).toHaveLength(4);
+      expect(now.activeOrderIds).toHaveLength(12);
       expect(now.activeOrderIds).not.toEqual(first);
       expect(now.failed).toBe(0);
-      const terminal = events.filter((e) => isTerminalStatus(e.status));
-      expect(terminal.length).toBeGreaterThan(20);
+      const terminal = statusChanges().filter((e) => isTerminalStatus(e.status));
+      expect(terminal.length).toBeGreaterThan(12);
       const cancelled = terminal.filter((e) => e.status === OrderStatus.Cancelled);
-      expect(cancelled.map((e) => e.orderId)).toContain('order-10');
-      for (const e of cancelled) expect(Number(e.orderId.split('-')[1]) % 10).toBe(0);
+      expect(cancelled.find((e) => e.orderId === 'order-10')).toMatchObject({
+        previousStatus: OrderStatus.Paid,
+        reason: 'cancelled by the customer',
+      });
+      for (const e of cancelled) {
+        expect(Number(e.orderId.split('-')[1]) % 10).toBe(0);
+        expect(e.reason).toEqual(expect.any(String));
+      }
+      for (const e of terminal.filter((x) => x.status === OrderStatus.Delivered)) {
+        expect(e.previousStatus).toBe(OrderStatus.OutForDelivery);
+      }
+      // Shipped orders report where they are, heading for their ETA.
+      const tracking = events.filter(isTrackingUpdate);
+      expect(tracking.length).toBeGreaterThan(50);
+      for (const t of tracking) {
+        expect(Math.abs(t.location.lat - 52.52)).toBeLessThan(0.1);
+        // One planned delivery time per order, kept by every update.
+        expect(t.etaMs).toBe(tracking.find((x) => x.orderId === t.orderId)?.etaMs);
+      }
       // A finished order publishes nothing more; its replacement starts at created.
       for (const e of terminal) {
         expect(events.filter((x) => x.orderId === e.orderId && x.seq > e.seq)).toEqual([]);
@@ -146,12 +192,13 @@ describe('OrderSimulator', () => {
       sim.start();
       jest.advanceTimersByTime(2_000);
       expect(sim.status().state).toBe('stopped');
-      expect(events.length).toBeLessThanOrEqual(1 + 50);
-      expect(events.length).toBeGreaterThanOrEqual(1 + 45);
+      // created and shipped, then 50 tracking updates in 500 ms.
+      expect(events.length).toBeLessThanOrEqual(2 + 50);
+      expect(events.length).toBeGreaterThanOrEqual(2 + 45);
     });
 
     it('a second prepare() adopts orders an earlier run left mid-way', async () => {
-      await sim.prepare({ orders: 2, ratePerOrder: 100, lifecycle: false, eventsPerStatus: 1 });
+      await sim.prepare({ orders: 2, ratePerOrder: 100, lifecycle: false });
       sim.start();
       // The async variant lets each publish settle, as it would between real ticks.
       await jest.advanceTimersByTimeAsync(1_000);

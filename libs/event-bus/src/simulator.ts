@@ -1,28 +1,38 @@
-import {
-  isTerminalStatus,
-  OrderStatus,
-  ORDER_STATUS_SEQUENCE,
-  type OrderStatusChanged,
-} from '@app/contracts';
+import { isTerminalStatus, OrderStatus, type Tracking } from '@app/contracts';
 import type { OrderStore } from './order-store';
+import {
+  cancellationOf,
+  dwellMs,
+  lifecycleNext,
+  routeOf,
+  steadyTracking,
+  trackingOnRoute,
+  type Route,
+} from './simulator-plan';
 
 /** A schedule for the simulator: which orders, how fast, how big, for how long. */
 export interface SimulatorSchedule {
   /** Orders moving at once. */
   readonly orders: number;
-  /** Events per second per order. */
+  /**
+   * Tracking updates per second per order. With `lifecycle: false` this is the exact
+   * steady rate of every order (what load tests measure); with `lifecycle: true` it is
+   * the rate while an order is shipped or out for delivery (status changes come after
+   * each status's dwell time).
+   */
   readonly ratePerOrder: number;
   /** Filler bytes per event. @default 0 */
   readonly paddingBytes?: number;
   /**
-   * true: orders run their life cycle to `delivered` (every tenth is cancelled instead)
-   * and are replaced by new orders. false: orders stop at `out_for_delivery` and keep
-   * publishing tracking updates there, so a load test can follow one order for as long
-   * as it likes. @default true
+   * true: a believable life cycle per order: `created`, `paid`, `packed`, `shipped`,
+   * `out_for_delivery`, `delivered`, each status held for its own dwell time, tracking
+   * updates while shipped and out for delivery, every tenth order cancelled on the way
+   * (with a reason); finished orders are replaced by new ones. false: `prepare()` creates
+   * every order and ships it, and the run publishes tracking updates only, at exactly
+   * `ratePerOrder`, so a load test gets a steady rate and can follow one order for as
+   * long as it likes. @default true
    */
   readonly lifecycle?: boolean;
-  /** Events per status before an order moves on (lifecycle mode). @default 3 */
-  readonly eventsPerStatus?: number;
   /** Order ids are `${prefix}-${n}`, n from 1. @default 'order' */
   readonly prefix?: string;
   /** Stop after this many ms of running (0: until stopped). @default 0 */
@@ -46,11 +56,17 @@ export interface SimulatorStatus {
 }
 
 interface SimOrder {
-  id: string;
-  ownerId: string;
+  readonly id: string;
+  readonly n: number;
+  readonly ownerId: string;
   status: OrderStatus;
-  eventsInStatus: number;
-  cancelAt?: OrderStatus;
+  /** Tracking updates published so far (the steady schedule's step). */
+  steps: number;
+  /** Life cycle: epoch ms of the next status change, and of the next tracking update. */
+  statusDueMs: number;
+  trackingDueMs: number;
+  /** Life cycle: from the depot to the customer, set when the order ships. */
+  route?: Route;
 }
 
 /** @default 10 customers own the simulated orders (`customer-0` .. `customer-9`) */
@@ -64,12 +80,19 @@ export function simulatedOwner(n: number, customers: number): string {
 /** @default 10 ms between ticks: events are spread evenly, not sent in bursts */
 export const SIMULATOR_TICK_MS = 10;
 
+/** Publishes waiting for an async store at most; beyond it a tick publishes nothing. */
+const MAX_IN_FLIGHT = 10_000;
+
 /**
- * The embedded event source: publishes status changes for N orders through the store at
- * an exact aggregate rate (orders x ratePerOrder), spread round-robin over ticks so each
- * order sees evenly spaced events. `prepare()` creates the orders (their `created`
- * event) without starting the clock, so a load test can subscribe first and then
- * `start()` an exact schedule.
+ * The embedded event source. Two kinds of schedule:
+ * - steady (`lifecycle: false`): N shipped orders publish tracking updates at an exact
+ *   aggregate rate (orders x ratePerOrder), spread round-robin over ticks so each order
+ *   sees evenly spaced events. `prepare()` creates (and ships) the orders without
+ *   starting the clock, so a load test can subscribe first and then `start()`.
+ * - life cycle (`lifecycle: true`, the demo): each order moves through its statuses after
+ *   per-status dwell times (simulator-plan.ts), some are cancelled with a reason, and
+ *   shipped orders report their position and ETA at `ratePerOrder`.
+ * Every status change is a real change; progress is a tracking update.
  */
 export class OrderSimulator {
   private schedule?: Required<SimulatorSchedule>;
@@ -103,7 +126,6 @@ export class OrderSimulator {
     const s: Required<SimulatorSchedule> = {
       paddingBytes: 0,
       lifecycle: true,
-      eventsPerStatus: 3,
       prefix: 'order',
       durationMs: 0,
       ...schedule,
@@ -118,18 +140,20 @@ export class OrderSimulator {
     this.nextOrderNumber = 1;
     this.orders = [];
     for (let i = 0; i < s.orders; i++) this.orders.push(this.newOrder(s));
-    await Promise.all(this.orders.map((o) => this.create(o)));
+    await Promise.all(this.orders.map((o) => this.create(o, s)));
     this.state = 'ready';
     return this.status();
   }
 
   /** Starts the clock for a prepared schedule. */
   start(): SimulatorStatus {
-    if (this.state !== 'ready' || !this.schedule) return this.status();
+    const s = this.schedule;
+    if (this.state !== 'ready' || !s) return this.status();
     this.state = 'running';
     this.startedAtMs = performance.timeOrigin + performance.now();
     this.due = 0;
     this.cursor = 0;
+    if (s.lifecycle) for (const o of this.orders) this.plan(o, s, Date.now());
     this.timer = setInterval(() => this.tick(), SIMULATOR_TICK_MS);
     return this.status();
   }
@@ -149,69 +173,125 @@ export class OrderSimulator {
       this.stop();
       return;
     }
+    if (s.lifecycle) this.tickLifecycle(s);
+    else this.tickSteady(s, elapsedMs);
+  }
+
+  private tickSteady(s: Required<SimulatorSchedule>, elapsedMs: number): void {
     // Events due so far at the aggregate rate; a late tick catches up rather than
     // silently lowering the rate (the load test compares delivered against expected).
     const target = Math.floor((elapsedMs / 1000) * s.ratePerOrder * s.orders);
     // Do not pile up publishes against a store that cannot keep up (e.g. Redis down).
-    const budget = Math.max(0, 10_000 - this.inFlight);
+    const budget = Math.max(0, MAX_IN_FLIGHT - this.inFlight);
     const n = Math.min(target - this.due, budget);
+    const nowMs = Date.now();
     for (let i = 0; i < n; i++) {
       const order = this.orders[this.cursor];
       this.cursor = (this.cursor + 1) % this.orders.length;
-      this.advance(order, s);
+      this.track(order, steadyTracking(order.steps++, nowMs));
     }
     this.due += n;
   }
 
-  private advance(order: SimOrder, s: Required<SimulatorSchedule>): void {
-    let next = order.status;
-    if (order.eventsInStatus >= s.eventsPerStatus) {
-      const i = ORDER_STATUS_SEQUENCE.indexOf(order.status);
-      const forward = ORDER_STATUS_SEQUENCE[i + 1] ?? order.status;
-      if (s.lifecycle) next = order.cancelAt === order.status ? OrderStatus.Cancelled : forward;
-      else if (!isTerminalStatus(forward)) next = forward;
+  /**
+   * Life cycle: every order whose next status change or tracking update is due. O(orders)
+   * per tick, which the demo's order counts (tens to thousands) afford; steady load tests
+   * with many orders use the round-robin above.
+   */
+  private tickLifecycle(s: Required<SimulatorSchedule>): void {
+    const nowMs = Date.now();
+    // By index: a finished order is replaced in place, and its replacement waits for
+    // its `created` before it is planned (its due times are infinite until then).
+    for (let i = 0; i < this.orders.length; i++) {
+      if (this.inFlight >= MAX_IN_FLIGHT) return;
+      const order = this.orders[i];
+      if (nowMs >= order.statusDueMs) this.advance(order, s, nowMs);
+      else if (nowMs >= order.trackingDueMs && order.route !== undefined) {
+        this.track(order, trackingOnRoute(order.route, nowMs));
+        order.trackingDueMs += 1000 / s.ratePerOrder;
+      }
     }
-    if (next !== order.status) {
-      order.status = next;
-      order.eventsInStatus = 0;
-    }
-    order.eventsInStatus++;
-    if (this.store.publishSync) this.publishNow(order, next);
-    else void this.publish(order, next);
+  }
+
+  /** The order's next status change (or its cancellation), then its next plan. */
+  private advance(order: SimOrder, s: Required<SimulatorSchedule>, nowMs: number): void {
+    const cancel = cancellationOf(order.n);
+    const next =
+      cancel !== undefined && cancel.at === order.status
+        ? OrderStatus.Cancelled
+        : lifecycleNext(order.status);
+    if (next === undefined) return;
+    order.status = next;
+    this.publish(order, next, cancel && next === OrderStatus.Cancelled ? cancel.reason : undefined);
     if (isTerminalStatus(next)) {
       // Replace the finished order so the number of moving orders stays constant.
-      const idx = this.orders.indexOf(order);
       const replacement = this.newOrder(s);
-      this.orders[idx] = replacement;
-      void this.create(replacement);
+      this.orders[this.orders.indexOf(order)] = replacement;
+      void this.create(replacement, s).then(() => this.plan(replacement, s, Date.now()));
+      return;
     }
+    this.plan(order, s, nowMs);
+  }
+
+  /** Sets when the order next changes status and, once shipped, its route and tracking. */
+  private plan(order: SimOrder, s: Required<SimulatorSchedule>, nowMs: number): void {
+    // Out for delivery, it arrives at the ETA its tracking updates announced.
+    order.statusDueMs =
+      order.status === OrderStatus.OutForDelivery && order.route !== undefined
+        ? order.route.etaMs
+        : nowMs + dwellMs(order.status);
+    if (order.status === OrderStatus.Shipped) {
+      // The ETA is when it will be delivered: both transit dwell times from now.
+      const etaMs = order.statusDueMs + dwellMs(OrderStatus.OutForDelivery);
+      order.route = routeOf(order.n, nowMs, etaMs);
+    }
+    order.trackingDueMs =
+      order.route !== undefined && s.ratePerOrder > 0
+        ? nowMs + 1000 / s.ratePerOrder
+        : Number.POSITIVE_INFINITY;
   }
 
   private newOrder(s: Required<SimulatorSchedule>): SimOrder {
     const n = this.nextOrderNumber++;
     return {
       id: `${s.prefix}-${n}`,
+      n,
       ownerId: simulatedOwner(n, s.customers),
       status: OrderStatus.Created,
-      eventsInStatus: 1,
-      ...(s.lifecycle && n % 10 === 0 ? { cancelAt: OrderStatus.Packed } : {}),
+      steps: 0,
+      statusDueMs: Number.POSITIVE_INFINITY,
+      trackingDueMs: Number.POSITIVE_INFINITY,
     };
   }
 
-  /** Creates an order, or adopts its state when an earlier run already created it. */
-  private async create(order: SimOrder): Promise<void> {
-    if (await this.publish(order, OrderStatus.Created, order.ownerId)) return;
-    const snap = await this.store.getSnapshot(order.id).catch(() => undefined);
-    if (snap && !isTerminalStatus(snap.status)) order.status = snap.status;
+  /**
+   * Creates an order (a steady schedule also ships it, so its run is tracking updates
+   * only), or adopts the state an earlier run left it in.
+   */
+  private async create(order: SimOrder, s: Required<SimulatorSchedule>): Promise<void> {
+    if (!(await this.publishAsync(order, OrderStatus.Created, order.ownerId))) {
+      const snap = await this.store.getSnapshot(order.id).catch(() => undefined);
+      if (snap && !isTerminalStatus(snap.status)) order.status = snap.status;
+    }
+    if (s.lifecycle || order.status === OrderStatus.OutForDelivery) return;
+    if (order.status !== OrderStatus.Shipped) {
+      await this.publishAsync(order, OrderStatus.Shipped);
+      order.status = OrderStatus.Shipped;
+    }
   }
 
-  /** publish() without a promise, for a store with a synchronous path. */
-  private publishNow(order: SimOrder, status: OrderStatus): void {
+  /** A status change, synchronously when the store can (no promise per event). */
+  private publish(order: SimOrder, status: OrderStatus, reason?: string): void {
+    if (this.store.publishSync === undefined) {
+      void this.publishAsync(order, status, undefined, reason);
+      return;
+    }
     try {
-      this.store.publishSync?.({
+      this.store.publishSync({
         orderId: order.id,
         status,
         paddingBytes: this.schedule?.paddingBytes ?? 0,
+        ...(reason !== undefined ? { reason } : {}),
       });
       this.published++;
     } catch {
@@ -219,26 +299,51 @@ export class OrderSimulator {
     }
   }
 
-  private async publish(
+  private async publishAsync(
     order: SimOrder,
     status: OrderStatus,
     ownerId?: string,
-  ): Promise<OrderStatusChanged | undefined> {
-    this.inFlight++;
-    try {
-      const e = await this.store.publish({
+    reason?: string,
+  ): Promise<boolean> {
+    return this.counted(() =>
+      this.store.publish({
         orderId: order.id,
         status,
         paddingBytes: this.schedule?.paddingBytes ?? 0,
         ...(ownerId !== undefined ? { ownerId } : {}),
-      });
+        ...(reason !== undefined ? { reason } : {}),
+      }),
+    );
+  }
+
+  /** A tracking update, synchronously when the store can. */
+  private track(order: SimOrder, tracking: Tracking): void {
+    const cmd = { orderId: order.id, ...tracking, paddingBytes: this.schedule?.paddingBytes ?? 0 };
+    if (this.store.publishTrackingSync === undefined) {
+      void this.counted(() => this.store.publishTracking(cmd));
+      return;
+    }
+    try {
+      this.store.publishTrackingSync(cmd);
       this.published++;
-      return e;
     } catch {
-      // A store outage (or an order already finished by an outside publish) must not
-      // stop the simulator; failures are counted and visible in its status.
       this.failed++;
-      return undefined;
+    }
+  }
+
+  /**
+   * Runs one async publish. A store outage (or an order already finished by an outside
+   * publish) must not stop the simulator; failures are counted and visible in its status.
+   */
+  private async counted(publish: () => Promise<unknown>): Promise<boolean> {
+    this.inFlight++;
+    try {
+      await publish();
+      this.published++;
+      return true;
+    } catch {
+      this.failed++;
+      return false;
     } finally {
       this.inFlight--;
     }

@@ -1,9 +1,12 @@
 import {
+  eventOf,
   isTerminalStatus,
+  itemOf,
   ResetReason,
+  snapshotAfter,
   StreamEndReason,
+  type OrderEvent,
   type OrderSnapshot,
-  type OrderStatusChanged,
   type StreamItem,
 } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
@@ -81,11 +84,11 @@ export class Subscriber implements BusSubscription {
     return this.closed;
   }
 
-  /** Called by the bus for every live event of this order, in seq order. */
-  offerLive(event: OrderStatusChanged): void {
+  /** Called by the bus for every live event of this order (either kind), in seq order. */
+  offerLive(event: OrderEvent): void {
     if (this.closed) return;
     if (this.replaying) {
-      this.enqueue({ kind: 'event', event });
+      this.enqueue(itemOf(event));
       return;
     }
     if (event.seq <= this.cursor) return;
@@ -94,10 +97,10 @@ export class Subscriber implements BusSubscription {
       this.stats.resets[ResetReason.Gap]++;
       this.enqueue({
         kind: 'reset',
-        reset: { reason: ResetReason.Gap, snapshot: snapshotOf(event) },
+        reset: { reason: ResetReason.Gap, snapshot: snapshotAfter(undefined, event) },
       });
     } else {
-      this.enqueue({ kind: 'event', event });
+      this.enqueue(itemOf(event));
     }
     this.cursor = event.seq;
     if (isTerminalStatus(event.status)) this.completing = true;
@@ -249,8 +252,9 @@ export class Subscriber implements BusSubscription {
       this.stats.itemsDelivered++;
       this.delivered.count++;
       const accepted = this.sink.write(item);
-      if (live && item.kind === 'event') {
-        this.stats.onDeliver?.(this.transport, item.event.publishedAtUs);
+      const event = live ? eventOf(item) : undefined;
+      if (event !== undefined) {
+        this.stats.onDeliver?.(this.transport, event.publishedAtUs);
       } else if (item.kind === 'skipped') {
         const { fromSeq, toSeq } = item.skipped;
         this.stats.countSkipped(this.transport, this.policy, toSeq - fromSeq + 1);
@@ -274,12 +278,3 @@ export class Subscriber implements BusSubscription {
 
 /** Longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2_147_483_647;
-
-function snapshotOf(event: OrderStatusChanged) {
-  return {
-    orderId: event.orderId,
-    status: event.status,
-    lastSeq: event.seq,
-    updatedAtUs: event.publishedAtUs,
-  };
-}

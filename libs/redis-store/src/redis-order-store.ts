@@ -10,15 +10,26 @@ import {
   isTerminalStatus,
   nowUs,
   ORDER_STATUSES,
+  OrderStatus,
+  parseStatusReason,
+  parseTracking,
+  TRACKING_STATUSES,
+  trackingRefusal,
+  transitionRefusal,
+  type OrderEvent,
   type OrderSnapshot,
   type OrderStatusChanged,
+  type Tracking,
+  type TrackingUpdated,
 } from '@app/contracts';
 import {
   OrderStore,
   replayOf,
+  replayTrackingOf,
   StoreResync,
   type PublishCommand,
   type StoreHealth,
+  type TrackingCommand,
 } from '@app/event-bus';
 import { runScript, unavailableOnFailure } from './redis-client';
 import { redisKeys, type RedisKeys } from './redis-keys';
@@ -37,7 +48,30 @@ import {
 type Client = Redis | Cluster;
 
 /** Snapshot fields the store owns; any other hash field is an extra attribute. */
-const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs']);
+const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs', 'tracking']);
+/** The statuses a tracking update may be published in, as the publish script reads them. */
+const TRACKING_ALLOWED_FROM = `,${TRACKING_STATUSES.join(',')},`;
+
+/** What the publish script answers. */
+type PublishReply =
+  ['ok', number, string] | ['replay', string] | ['not_found'] | ['refused', string];
+
+/** One publish, as the script's arguments (see PUBLISH_SCRIPT). */
+interface ScriptPublish {
+  readonly orderId: string;
+  /** The status written ('' for a tracking update). */
+  readonly status: string;
+  readonly allowCreate: boolean;
+  readonly allowedFrom: string;
+  readonly publishedAtUs: number;
+  readonly jsonAfterSeq: string;
+  readonly currentPrefix: string;
+  readonly jsonTail: string;
+  readonly ttlMs: number;
+  readonly tracking: string;
+  readonly idempotencyKey: string | undefined;
+  readonly attributes: object;
+}
 /** Messages kept while the feed resyncs; beyond that the catch-up reads them from Redis. */
 const MAX_HELD_MESSAGES = 10_000;
 /** Channels per SUBSCRIBE command when a resync subscribes every watched order again. */
@@ -70,9 +104,9 @@ type FeedState = 'down' | 'syncing' | 'live';
  * change them) and come back, as strings, in the snapshot.
  */
 export class RedisOrderStore extends OrderStore {
-  private readonly published = new Subject<OrderStatusChanged>();
+  private readonly published = new Subject<OrderEvent>();
   private readonly resyncs = new Subject<StoreResync>();
-  readonly events$: Observable<OrderStatusChanged> = this.published.asObservable();
+  readonly events$: Observable<OrderEvent> = this.published.asObservable();
   readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
 
   readonly options: ResolvedRedisStoreOptions;
@@ -170,18 +204,95 @@ export class RedisOrderStore extends OrderStore {
   }
 
   async publish(command: PublishCommand): Promise<OrderStatusChanged> {
-    const { orderId, status, paddingBytes, idempotencyKey, ...attributes } = command;
+    const { orderId, status, paddingBytes, idempotencyKey, reason: asked, ...attributes } = command;
+    const reason = parseStatusReason(status, asked);
     const publishedAtUs = nowUs();
-    const body = {
-      status,
+    // The same field order as the in-memory store writes (previousStatus comes from the
+    // script: only it knows the current status).
+    const tail = {
       publishedAtUs,
+      ...(reason !== undefined ? { reason } : {}),
       ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
     };
-    const allowedFrom = `,${ORDER_STATUSES.filter((s) => canTransition(s, status)).join(',')},`;
-    const ttlMs = isTerminalStatus(status)
-      ? this.options.terminalRetentionMs
-      : this.options.idleTtlMs;
-    const reply = (await this.run(
+    const reply = await this.runPublish({
+      orderId,
+      status,
+      allowCreate: canTransition(undefined, status),
+      allowedFrom: `,${ORDER_STATUSES.filter((s) => canTransition(s, status)).join(',')},`,
+      publishedAtUs,
+      jsonAfterSeq: `,"status":${JSON.stringify(status)}`,
+      currentPrefix: ',"previousStatus":"',
+      jsonTail: `,${JSON.stringify(tail).slice(1)}`,
+      ttlMs: isTerminalStatus(status) ? this.options.terminalRetentionMs : this.options.idleTtlMs,
+      tracking: '',
+      idempotencyKey,
+      attributes,
+    });
+    switch (reply[0]) {
+      case 'ok': {
+        const previousStatus = reply[2] === '' ? undefined : (reply[2] as OrderStatus);
+        return {
+          orderId,
+          seq: Number(reply[1]),
+          status,
+          ...(previousStatus !== undefined ? { previousStatus } : {}),
+          ...tail,
+        };
+      }
+      case 'replay':
+        return replayOf(JSON.parse(reply[1]) as OrderEvent, status);
+      case 'not_found':
+        throw notFound(orderId);
+      case 'refused':
+        throw new GatewayError(
+          ErrorCode.FailedPrecondition,
+          transitionRefusal(orderId, reply[1] as OrderStatus, status) ??
+            `order ${orderId} cannot move from ${reply[1]} to ${status}`,
+        );
+    }
+  }
+
+  async publishTracking(command: TrackingCommand): Promise<TrackingUpdated> {
+    const { orderId, paddingBytes, idempotencyKey } = command;
+    const tracking: Tracking = parseTracking(command.location, command.etaMs);
+    const publishedAtUs = nowUs();
+    const tail = {
+      publishedAtUs,
+      ...tracking,
+      ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
+    };
+    const reply = await this.runPublish({
+      orderId,
+      status: '',
+      allowCreate: false,
+      allowedFrom: TRACKING_ALLOWED_FROM,
+      publishedAtUs,
+      jsonAfterSeq: '',
+      currentPrefix: ',"status":"',
+      jsonTail: `,${JSON.stringify(tail).slice(1)}`,
+      ttlMs: this.options.idleTtlMs,
+      tracking: JSON.stringify(tracking),
+      idempotencyKey,
+      attributes: {},
+    });
+    switch (reply[0]) {
+      case 'ok':
+        return { orderId, seq: Number(reply[1]), status: reply[2] as OrderStatus, ...tail };
+      case 'replay':
+        return replayTrackingOf(JSON.parse(reply[1]) as OrderEvent, tracking);
+      case 'not_found':
+        throw notFound(orderId);
+      case 'refused':
+        throw new GatewayError(
+          ErrorCode.FailedPrecondition,
+          trackingRefusal(orderId, reply[1] as OrderStatus),
+        );
+    }
+  }
+
+  private async runPublish(p: ScriptPublish): Promise<PublishReply> {
+    const { orderId, idempotencyKey } = p;
+    return (await this.run(
       idempotencyKey === undefined ? PUBLISH_SCRIPT : IDEMPOTENT_PUBLISH_SCRIPT,
       [
         this.keys.order(orderId),
@@ -189,36 +300,23 @@ export class RedisOrderStore extends OrderStore {
         ...(idempotencyKey === undefined ? [] : [this.keys.idempotency(orderId, idempotencyKey)]),
       ],
       [
-        status,
-        canTransition(undefined, status) ? '1' : '0',
-        allowedFrom,
-        String(publishedAtUs),
+        p.status,
+        p.allowCreate ? '1' : '0',
+        p.allowedFrom,
+        String(p.publishedAtUs),
         `{"orderId":${JSON.stringify(orderId)},"seq":`,
-        `,${JSON.stringify(body).slice(1)}`,
+        p.jsonAfterSeq,
+        p.currentPrefix,
+        p.jsonTail,
         String(this.options.historySize),
         this.keys.channel(orderId),
-        String(ttlMs),
+        String(p.ttlMs),
         this.sharded ? 'SPUBLISH' : 'PUBLISH',
         String(this.options.idempotencyWindowMs),
-        ...attributeArgs(attributes),
+        p.tracking,
+        ...attributeArgs(p.attributes),
       ],
-    )) as [string, number | string | undefined];
-    switch (reply[0]) {
-      case 'ok':
-        return { orderId, seq: Number(reply[1]), ...body };
-      case 'replay':
-        return replayOf(JSON.parse(String(reply[1])) as OrderStatusChanged, status);
-      case 'not_found':
-        throw new GatewayError(
-          ErrorCode.NotFound,
-          `order ${orderId} does not exist; it must be published as created first`,
-        );
-      default:
-        throw new GatewayError(
-          ErrorCode.FailedPrecondition,
-          `order ${orderId} cannot move from ${String(reply[1])} to ${status}`,
-        );
-    }
+    )) as PublishReply;
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
@@ -226,16 +324,18 @@ export class RedisOrderStore extends OrderStore {
     if (fields.seq === undefined || !isOrderStatus(fields.status)) return undefined;
     const attributes: Record<string, string> = {};
     for (const [k, v] of Object.entries(fields)) if (!OWN_FIELDS.has(k)) attributes[k] = v;
+    const tracking = parseStoredTracking(fields.tracking);
     return {
       ...attributes,
       orderId,
       status: fields.status,
       lastSeq: Number(fields.seq),
       updatedAtUs: Number(fields.updatedAtUs),
+      ...(tracking !== undefined ? { tracking } : {}),
     };
   }
 
-  async readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+  async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
     const [lastSeq, firstSeq, list] = (await this.run(
       READ_HISTORY_SCRIPT,
       [this.keys.order(orderId), this.keys.history(orderId)],
@@ -243,7 +343,7 @@ export class RedisOrderStore extends OrderStore {
     )) as [number, number, string[]];
     if (afterSeq >= lastSeq) return [];
     if (afterSeq + 1 < firstSeq) return undefined;
-    return list.map((json) => JSON.parse(json) as OrderStatusChanged);
+    return list.map((json) => JSON.parse(json) as OrderEvent);
   }
 
   /**
@@ -309,9 +409,9 @@ export class RedisOrderStore extends OrderStore {
   }
 
   private emit(message: string): void {
-    let event: OrderStatusChanged;
+    let event: OrderEvent;
     try {
-      event = JSON.parse(message) as OrderStatusChanged;
+      event = JSON.parse(message) as OrderEvent;
     } catch {
       this.logger.warn('ignoring a malformed message on an order channel');
       return;
@@ -385,6 +485,24 @@ export class RedisOrderStore extends OrderStore {
     this.feed = 'live';
     for (const message of this.held.splice(0)) this.emit(message);
     for (const up of [...this.upWaiters]) up();
+  }
+}
+
+function notFound(orderId: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.NotFound,
+    `order ${orderId} does not exist; it must be published as created first`,
+  );
+}
+
+/** The snapshot's tracking as the publish script stored it (absent or unreadable: none). */
+function parseStoredTracking(json: string | undefined): Tracking | undefined {
+  if (json === undefined) return undefined;
+  try {
+    const stored = JSON.parse(json) as Partial<Tracking>;
+    return parseTracking(stored.location, stored.etaMs);
+  } catch {
+    return undefined;
   }
 }
 

@@ -70,7 +70,6 @@ export interface AppConfig {
     readonly orders: number;
     readonly ratePerOrder: number;
     readonly paddingBytes: number;
-    readonly eventsPerStatus: number;
   };
   readonly adminEnabled: boolean;
   /**
@@ -304,15 +303,14 @@ function readConfig(r: EnvReader): AppConfig {
     simulator: {
       enabled: r.bool('SIMULATOR_ENABLED', true, 'start the simulator with the service'),
       orders: r.int('SIMULATOR_ORDERS', 20, 1, 100_000, 'orders moving at once'),
-      ratePerOrder: r.num('SIMULATOR_RATE', 0.5, 0.001, 1_000, 'events per second per order'),
-      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536, 'filler per event'),
-      eventsPerStatus: r.int(
-        'SIMULATOR_EVENTS_PER_STATUS',
-        10,
-        1,
-        1_000_000,
-        'tracking updates before the next status',
+      ratePerOrder: r.num(
+        'SIMULATOR_RATE',
+        0.5,
+        0.001,
+        1_000,
+        'tracking updates per second per order while it is shipped or out for delivery (each order moves through its statuses after its own dwell times, 2-30 s each; every tenth is cancelled, with a reason)',
       ),
+      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536, 'filler per event'),
     },
     adminEnabled: r.bool('ADMIN_ENABLED', true, 'mount `/v1/admin/*` (simulator control)'),
     docs: {

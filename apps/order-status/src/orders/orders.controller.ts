@@ -80,6 +80,8 @@ export class OrdersController {
    * within IDEMPOTENCY_WINDOW_MS) publishes nothing: it answers 201 with the first
    * publish's event and `Idempotent-Replayed: true`, as Stripe's API does, so a client
    * that checks for 201 needs no special case. The same key with another status is 409.
+   * Without a key, publishing the order's current status again is 409 (failed_precondition):
+   * every status change is a real change; progress goes to `POST .../tracking`.
    */
   @Post(':orderId/status')
   @HttpCode(201)
@@ -124,6 +126,7 @@ export class OrdersController {
     const event = await this.store.publish({
       orderId,
       status: body.status,
+      ...(body.reason !== undefined ? { reason: body.reason } : {}),
       paddingBytes: body.paddingBytes,
       ownerId: ownerForNewOrder(principal, body.ownerId),
       ...(idempotencyKey === undefined

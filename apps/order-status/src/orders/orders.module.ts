@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { OrdersController } from './orders.controller';
 import { SimulatorController } from './simulator.controller';
+import { TrackingController } from './tracking.controller';
 
 @Module({})
 export class OrdersModule {
@@ -8,7 +9,9 @@ export class OrdersModule {
   static register(opts: { adminEnabled: boolean }): DynamicModule {
     return {
       module: OrdersModule,
-      controllers: opts.adminEnabled ? [OrdersController, SimulatorController] : [OrdersController],
+      controllers: opts.adminEnabled
+        ? [OrdersController, TrackingController, SimulatorController]
+        : [OrdersController, TrackingController],
     };
   }
 }

@@ -8,6 +8,10 @@ export class SimulatorScheduleDto {
   @Max(100_000)
   orders!: number;
 
+  /**
+   * Tracking updates per second per order: the exact steady rate with `lifecycle: false`,
+   * the rate while shipped or out for delivery with `lifecycle: true`.
+   */
   @IsNumber()
   @Min(0.001)
   @Max(1_000)
@@ -19,15 +23,13 @@ export class SimulatorScheduleDto {
   @Max(MAX_PADDING_BYTES)
   paddingBytes?: number;
 
+  /**
+   * true (default): the demo's life cycle (dwell times per status, some cancellations);
+   * false: orders are created and shipped, then publish tracking updates at a steady rate.
+   */
   @IsOptional()
   @IsBoolean()
   lifecycle?: boolean;
-
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  eventsPerStatus?: number;
 
   @IsOptional()
   @Matches(/^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$/)

@@ -7,13 +7,21 @@ import { Subject, type Observable } from 'rxjs';
 import {
   nowUs,
   OrderStatus,
+  snapshotAfter,
+  type OrderEvent,
   type OrderSnapshot,
   type OrderStatusChanged,
   type StreamEndReason,
   type StreamItem,
+  type TrackingUpdated,
 } from '@app/contracts';
 import type { DeliverySink } from '../delivery-sink';
-import { OrderStore, type PublishCommand, type StoreResync } from '../order-store';
+import {
+  OrderStore,
+  type PublishCommand,
+  type StoreResync,
+  type TrackingCommand,
+} from '../order-store';
 
 export interface Deferred<T> {
   readonly promise: Promise<T>;
@@ -38,6 +46,15 @@ export function event(
   publishedAtUs = 0,
 ): OrderStatusChanged {
   return { orderId, seq, status, publishedAtUs };
+}
+
+export function trackingEvent(
+  orderId: string,
+  seq: number,
+  status: OrderStatus = OrderStatus.Shipped,
+  publishedAtUs = 0,
+): TrackingUpdated {
+  return { orderId, seq, status, publishedAtUs, location: { lat: 1, lon: 2 }, etaMs: 3 };
 }
 
 /** Polls `condition` every few ms; rejects with `what` after `timeoutMs`. */
@@ -103,7 +120,9 @@ export class RecordingSink implements DeliverySink {
   }
 
   get seqs(): number[] {
-    return this.items.flatMap((it) => (it.kind === 'event' ? [it.event.seq] : []));
+    return this.items.flatMap((it) =>
+      it.kind === 'event' ? [it.event.seq] : it.kind === 'tracking' ? [it.tracking.seq] : [],
+    );
   }
 
   get resets(): StreamItem[] {
@@ -119,14 +138,14 @@ export class RecordingSink implements DeliverySink {
  * none (like the in-memory store).
  */
 export class ControlledStore extends OrderStore {
-  private readonly subject = new Subject<OrderStatusChanged>();
-  readonly events$: Observable<OrderStatusChanged> = this.subject.asObservable();
+  private readonly subject = new Subject<OrderEvent>();
+  readonly events$: Observable<OrderEvent> = this.subject.asObservable();
   /** Drive with `resyncs.next(...)` to model a shared store's reconnection. */
   readonly resyncs = new Subject<StoreResync>();
   readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
   /** Makes every history read and snapshot read reject (the backend is down). */
   failReads = false;
-  readonly history = new Map<string, OrderStatusChanged[]>();
+  readonly history = new Map<string, OrderEvent[]>();
   holdHistory = false;
   hasHistory = true;
   historyReads = 0;
@@ -134,11 +153,22 @@ export class ControlledStore extends OrderStore {
     orderId: string;
     afterSeq: number;
     lastSeqAtCall: number;
-    deferred: Deferred<OrderStatusChanged[] | undefined>;
+    deferred: Deferred<OrderEvent[] | undefined>;
   }[] = [];
 
   async publish(cmd: PublishCommand): Promise<OrderStatusChanged> {
     return this.publishNow(cmd.orderId, cmd.status);
+  }
+
+  async publishTracking(cmd: TrackingCommand): Promise<TrackingUpdated> {
+    return this.publishTrackingNow(cmd.orderId);
+  }
+
+  /** A tracking update with the order's last status (shipped when it has none). */
+  publishTrackingNow(orderId: string): TrackingUpdated {
+    const list = this.history.get(orderId) ?? [];
+    const status = list.at(-1)?.status ?? OrderStatus.Shipped;
+    return this.add(trackingEvent(orderId, list.length + 1, status, nowUs()));
   }
 
   /**
@@ -148,8 +178,12 @@ export class ControlledStore extends OrderStore {
    */
   publishNow(orderId: string, status: OrderStatus = OrderStatus.Paid): OrderStatusChanged {
     const list = this.history.get(orderId) ?? [];
-    this.history.set(orderId, list);
-    const e = event(orderId, list.length + 1, status, nowUs());
+    return this.add(event(orderId, list.length + 1, status, nowUs()));
+  }
+
+  private add<E extends OrderEvent>(e: E): E {
+    const list = this.history.get(e.orderId) ?? [];
+    this.history.set(e.orderId, list);
     list.push(e);
     if (this.lagFeed) this.unannounced.push(e);
     else this.subject.next(e);
@@ -157,7 +191,7 @@ export class ControlledStore extends OrderStore {
   }
 
   lagFeed = false;
-  private readonly unannounced: OrderStatusChanged[] = [];
+  private readonly unannounced: OrderEvent[] = [];
 
   /** Announces the events held back by `lagFeed`, in order. */
   announce(): void {
@@ -176,7 +210,7 @@ export class ControlledStore extends OrderStore {
   }
 
   /** Announces an arbitrary event (duplicates, gaps) without touching the history. */
-  emitRaw(e: OrderStatusChanged): void {
+  emitRaw(e: OrderEvent): void {
     this.subject.next(e);
   }
 
@@ -187,21 +221,15 @@ export class ControlledStore extends OrderStore {
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
     if (this.failReads) throw new Error('store down');
     const list = this.history.get(orderId);
-    const last = list?.[list.length - 1];
-    if (last === undefined) return undefined;
-    return {
-      orderId,
-      status: last.status,
-      lastSeq: last.seq,
-      updatedAtUs: last.publishedAtUs,
-    };
+    if (list === undefined || list.length === 0) return undefined;
+    return list.reduce<OrderSnapshot | undefined>(snapshotAfter, undefined);
   }
 
-  readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+  readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
     this.historyReads++;
     if (this.failReads) return Promise.reject(new Error('store down'));
     if (!this.holdHistory) return Promise.resolve(this.slice(orderId, afterSeq));
-    const d = deferred<OrderStatusChanged[] | undefined>();
+    const d = deferred<OrderEvent[] | undefined>();
     this.pendingReads.push({
       orderId,
       afterSeq,
@@ -212,7 +240,7 @@ export class ControlledStore extends OrderStore {
   }
 
   /** History after `afterSeq` as it stood when the store's last seq was `upTo`. */
-  slice(orderId: string, afterSeq: number, upTo = Infinity): OrderStatusChanged[] | undefined {
+  slice(orderId: string, afterSeq: number, upTo = Infinity): OrderEvent[] | undefined {
     if (!this.hasHistory) return undefined;
     return (this.history.get(orderId) ?? []).filter((e) => e.seq > afterSeq && e.seq <= upTo);
   }

@@ -8,8 +8,20 @@
  * exported from the library's index.
  */
 import type { Observable } from 'rxjs';
-import type { OrderSnapshot, OrderStatusChanged, StreamItem } from '@app/contracts';
-import { OrderStore, type PublishCommand, type StoreResync } from '../order-store';
+import {
+  eventOf,
+  type OrderEvent,
+  type OrderSnapshot,
+  type OrderStatusChanged,
+  type StreamItem,
+  type TrackingUpdated,
+} from '@app/contracts';
+import {
+  OrderStore,
+  type PublishCommand,
+  type StoreResync,
+  type TrackingCommand,
+} from '../order-store';
 
 export type ReadKind = 'snapshot' | 'history';
 
@@ -30,7 +42,7 @@ export const READ_POINTS: readonly ReadPoint[] = [
 export type ReadHook = (point: ReadPoint, orderId: string) => void | Promise<void>;
 
 export class YieldingStore extends OrderStore {
-  readonly events$: Observable<OrderStatusChanged>;
+  readonly events$: Observable<OrderEvent>;
   readonly resync$?: Observable<StoreResync>;
   /** Every read point reached, in order (the specs check the one they staged was reached). */
   readonly reached: ReadPoint[] = [];
@@ -52,11 +64,15 @@ export class YieldingStore extends OrderStore {
     return this.inner.publish(cmd);
   }
 
+  publishTracking(cmd: TrackingCommand): Promise<TrackingUpdated> {
+    return this.inner.publishTracking(cmd);
+  }
+
   getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
     return this.read('snapshot', orderId, () => this.inner.getSnapshot(orderId));
   }
 
-  readHistory(orderId: string, afterSeq: number): Promise<OrderStatusChanged[] | undefined> {
+  readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
     return this.read('history', orderId, () => this.inner.readHistory(orderId, afterSeq));
   }
 
@@ -102,10 +118,10 @@ export function sequenceProblems(
   const problems: string[] = [];
   let cursor = afterSeq;
   for (const [i, item] of items.entries()) {
-    if (item.kind === 'event') {
-      if (item.event.seq !== cursor + 1)
-        problems.push(`item ${i}: seq ${item.event.seq} after ${cursor}`);
-      cursor = item.event.seq;
+    const event = eventOf(item);
+    if (event !== undefined) {
+      if (event.seq !== cursor + 1) problems.push(`item ${i}: seq ${event.seq} after ${cursor}`);
+      cursor = event.seq;
     } else if (item.kind === 'reset') {
       if (item.reset.snapshot.lastSeq < cursor)
         problems.push(`item ${i}: reset back to ${item.reset.snapshot.lastSeq} after ${cursor}`);

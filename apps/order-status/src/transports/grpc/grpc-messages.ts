@@ -4,6 +4,7 @@ import type {
   ProtoOrderSnapshot,
   ProtoOrderStatusChanged,
   ProtoSubscribeResponse,
+  ProtoTrackingUpdated,
 } from '@app/contracts';
 
 /**
@@ -29,6 +30,22 @@ export interface UpdateStatusRequest {
   readonly ownerId?: unknown;
   /** Idempotency key; '' (proto3 default) when not given. */
   readonly requestId?: unknown;
+  /** Cancellation reason; '' (proto3 default) when not given. */
+  readonly reason?: unknown;
+}
+
+export interface UpdateTrackingRequest {
+  readonly orderId: unknown;
+  /** GeoPoint; null when the caller left it out (a message field has no proto3 default). */
+  readonly location: unknown;
+  readonly etaMs: unknown;
+  readonly paddingBytes: unknown;
+  readonly requestId?: unknown;
+}
+
+export interface UpdateTrackingResponse {
+  readonly tracking: ProtoTrackingUpdated;
+  readonly replayed: boolean;
 }
 
 export interface UpdateStatusResponse {
@@ -47,6 +64,7 @@ export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscrib
 };
 export type GetOrderCall = ServerUnaryCall<GetOrderRequest, ProtoOrderSnapshot>;
 export type UpdateStatusCall = ServerUnaryCall<UpdateStatusRequest, UpdateStatusResponse>;
+export type UpdateTrackingCall = ServerUnaryCall<UpdateTrackingRequest, UpdateTrackingResponse>;
 
 /** The service name handlers register under (`@GrpcMethod(SERVICE, 'Rpc')`). */
 export const GRPC_SERVICE = 'OrderStatusService';

@@ -12,9 +12,11 @@ import {
   parseOrderId,
   parseIdempotencyKey,
   parseSeq,
+  parseTracking,
   scopedIdempotencyKey,
   snapshotToProto,
   statusFromProto,
+  trackingToProto,
   type ProtoOrderSnapshot,
 } from '@app/contracts';
 import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
@@ -33,6 +35,9 @@ import {
   type UpdateStatusCall,
   type UpdateStatusRequest,
   type UpdateStatusResponse,
+  type UpdateTrackingCall,
+  type UpdateTrackingRequest,
+  type UpdateTrackingResponse,
 } from './grpc-messages';
 import { subscribeStream } from './subscribe-stream';
 
@@ -116,9 +121,12 @@ export class OrderStatusGrpcController {
       const paddingBytes = parsePaddingBytes(req.paddingBytes);
       const ownerId = ownerForNewOrder(principal, parseOwnerId(req.ownerId));
       const requestId = parseRequestId(req.requestId);
+      // proto3 strings default to '': empty means "no reason" (the store checks the rest).
+      const reason = req.reason === '' || req.reason === undefined ? undefined : req.reason;
       const event = await this.store.publish({
         orderId,
         status,
+        ...(reason !== undefined ? { reason: reason as string } : {}),
         paddingBytes,
         ownerId,
         ...(requestId === undefined
@@ -126,6 +134,34 @@ export class OrderStatusGrpcController {
           : { idempotencyKey: scopedIdempotencyKey(principal.subject, requestId) }),
       });
       return { event: eventToProto(event), replayed: isReplay(event) };
+    });
+  }
+
+  /** Tracking updates (same rules as `POST /v1/orders/:orderId/tracking`). */
+  @GrpcMethod(GRPC_SERVICE, 'UpdateTracking')
+  async updateTracking(
+    req: UpdateTrackingRequest,
+    metadata: Metadata,
+    call: UpdateTrackingCall,
+  ): Promise<UpdateTrackingResponse> {
+    return withinDeadline(call.getDeadline(), async () => {
+      const principal = await this.authenticate(metadata);
+      authorizeWrite(principal);
+      await this.publishRate.consume(principal);
+      const orderId = parseOrderId(req.orderId);
+      const { location, etaMs } = parseTracking(req.location, req.etaMs);
+      const paddingBytes = parsePaddingBytes(req.paddingBytes);
+      const requestId = parseRequestId(req.requestId);
+      const tracking = await this.store.publishTracking({
+        orderId,
+        location,
+        etaMs,
+        paddingBytes,
+        ...(requestId === undefined
+          ? {}
+          : { idempotencyKey: scopedIdempotencyKey(principal.subject, requestId) }),
+      });
+      return { tracking: trackingToProto(tracking), replayed: isReplay(tracking) };
     });
   }
 

@@ -1,0 +1,56 @@
+import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Scope, type Principal } from '@app/auth';
+import {
+  parseIdempotencyKey,
+  PublishTrackingDto,
+  scopedIdempotencyKey,
+  type TrackingUpdated,
+} from '@app/contracts';
+import { isReplay, OrderStore } from '@app/event-bus';
+import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
+import { PublishRateLimiter } from '../auth/publish-rate.limiter';
+import { OrderIdPipe } from './order-id.pipe';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './publish-headers';
+
+/**
+ * Tracking updates over REST (gRPC: `UpdateTracking`): progress of an order that does not
+ * change its status, published on the order's seq sequence like a status change.
+ */
+@Controller('v1/orders')
+export class TrackingController {
+  constructor(
+    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
+  ) {}
+
+  /**
+   * Publishes a tracking update; 201 with the event and its seq. Same scope
+   * (`orders:write`), rate limit and `Idempotency-Key` handling as a status change. 409
+   * unless the order is shipped or out for delivery, 404 for an unknown order.
+   */
+  @Post(':orderId/tracking')
+  @HttpCode(201)
+  @RequireScopes(Scope.OrdersWrite)
+  async publish(
+    @Param('orderId', OrderIdPipe) orderId: string,
+    @Body() body: PublishTrackingDto,
+    @Headers(IDEMPOTENCY_KEY_HEADER) rawIdempotencyKey: string | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TrackingUpdated> {
+    const idempotencyKey = parseIdempotencyKey(rawIdempotencyKey, 'Idempotency-Key');
+    await this.publishRate.consume(principal);
+    const event = await this.store.publishTracking({
+      orderId,
+      location: body.location,
+      etaMs: body.etaMs,
+      paddingBytes: body.paddingBytes,
+      ...(idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: scopedIdempotencyKey(principal.subject, idempotencyKey) }),
+    });
+    if (isReplay(event)) void reply.header(REPLAYED_HEADER, 'true');
+    return event;
+  }
+}
