@@ -1,5 +1,6 @@
 import type { RunResult } from '../scenarios/result';
 import { ARTICLE_FIGURES } from './articles';
+import { comparisonTable, serverComparisons } from './comparison';
 import type { Report } from './report-data';
 import { markdownTable } from './table';
 import { targetChecks } from './targets';
@@ -35,6 +36,16 @@ export function markdownReport(report: Report): string {
       for (const [k, v] of a.figures) out.push(`| ${k} | ${v} |`);
       out.push('');
     }
+  }
+  const compared = comparisonTable(serverComparisons(report.runs));
+  if (compared.length > 0) {
+    out.push(
+      '## Service, bare Node and Nchan',
+      '',
+      'Server CPU µs per delivery (CPU ms per 1,000 delivered events), each round, medians compared.',
+      '',
+      ...compared,
+    );
   }
   const checks = targetChecks(report.runs);
   if (checks.length > 0) {

@@ -1,0 +1,106 @@
+import type { RunResult } from '../scenarios/result';
+import type { ServerKind } from '../scenarios/run-options';
+import { median } from './targets';
+
+/**
+ * Service CPU per delivery over the bare Node server's, the issue's targets for the
+ * broadcast case (one event, many writes): SSE <= 1.10, socket.io <= 1.15, gRPC <= 1.10;
+ * long-poll's cost per poll over the bare long-poll server's (its floor) <= 1.25.
+ */
+export const OVER_BARE_TARGETS: Readonly<Record<string, number>> = {
+  sse: 1.1,
+  'sse-h2': 1.1,
+  ws: 1.15,
+  grpc: 1.1,
+  longpoll: 1.25,
+  'longpoll-h2': 1.25,
+};
+
+export interface ServerComparison {
+  readonly scenario: string;
+  readonly transport: string;
+  /** Orders the subscribers spread over (broadcast), or undefined (overhead). */
+  readonly orders: number | undefined;
+  readonly subscribers: number;
+  /** CPU µs per delivery, each round, per server (rounded to 0.01). */
+  readonly rounds: Partial<Record<ServerKind, number[]>>;
+  /** Medians of the rounds. */
+  readonly medians: Partial<Record<ServerKind, number>>;
+  /** Service over bare, and over Nchan, on the medians. */
+  readonly overBare: number | undefined;
+  readonly overNchan: number | undefined;
+  readonly target: number | undefined;
+  /** Runs of the group whose generator saturated, or whose host was busy. */
+  readonly saturated: number;
+  readonly busy: number;
+  readonly runs: number;
+}
+
+const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** CPU ms per 1,000 deliveries is µs per delivery. */
+const usPerDelivery = (r: RunResult): number | undefined =>
+  typeof r.service.cpuMsPer1kEvents === 'number' && r.service.cpuMsPer1kEvents > 0
+    ? r.service.cpuMsPer1kEvents
+    : undefined;
+
+/** The overhead and broadcast runs grouped by (scenario, transport, orders), servers side by side. */
+export function serverComparisons(runs: readonly RunResult[]): ServerComparison[] {
+  const groups = new Map<string, RunResult[]>();
+  for (const r of runs) {
+    if ((r.scenario !== 'overhead' && r.scenario !== 'broadcast') || !r.ok) continue;
+    const orders = r.scenario === 'broadcast' ? Number(r.extra?.orders) : undefined;
+    const key = `${r.scenario}|${r.transport}|${orders ?? ''}|${r.settings.subscribers}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const out: ServerComparison[] = [];
+  for (const group of groups.values()) {
+    const first = group[0];
+    const rounds: Partial<Record<ServerKind, number[]>> = {};
+    for (const r of group) {
+      const v = usPerDelivery(r);
+      if (v !== undefined) (rounds[r.server] ??= []).push(round2(v));
+    }
+    const medians: Partial<Record<ServerKind, number>> = {};
+    for (const [server, values] of Object.entries(rounds) as [ServerKind, number[]][]) {
+      medians[server] = round2(median(values));
+    }
+    const ratio = (a?: number, b?: number): number | undefined =>
+      a !== undefined && b !== undefined && b > 0 ? round2(a / b) : undefined;
+    out.push({
+      scenario: first.scenario,
+      transport: first.transport,
+      orders: first.scenario === 'broadcast' ? Number(first.extra?.orders) : undefined,
+      subscribers: first.settings.subscribers,
+      rounds,
+      medians,
+      overBare: ratio(medians.nest, medians.bare),
+      overNchan: ratio(medians.nest, medians.nchan),
+      target: OVER_BARE_TARGETS[first.transport],
+      saturated: group.filter((r) => r.generator.saturated).length,
+      busy: group.filter((r) => r.host?.busy).length,
+      runs: group.length,
+    });
+  }
+  return out;
+}
+
+const fmt = (values: number[] | undefined): string =>
+  values === undefined ? '-' : values.map(String).join(' / ');
+
+/** Markdown: one row per group, the rounds and medians of each server, the ratios. */
+export function comparisonTable(rows: readonly ServerComparison[]): string[] {
+  if (rows.length === 0) return [];
+  return [
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | target | service / Nchan | generator saturated / host busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (c) =>
+        `| ${c.scenario} | ${c.transport} | ${c.subscribers} | ${c.orders ?? '1 each'} | ` +
+        `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.nchan)} | ` +
+        `${c.overBare ?? '-'} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ` +
+        `${c.saturated} / ${c.busy} of ${c.runs} |`,
+    ),
+    '',
+  ];
+}
