@@ -63,8 +63,9 @@ describe(`load test smoke against the ${server} server`, () => {
       server === 'bare' ? { command: bareServerCommand('sse') } : { inspect: true },
     );
     // Every scenario (the default suite's and scale), each on the smoke transports.
-    // hostile starts its own services and attacks them: its own test below.
-    const steps = SCENARIOS.filter((s) => s.name !== 'hostile')
+    // hostile starts its own services and attacks them, cluster-failover its own cluster
+    // and instances: each has its own test below.
+    const steps = SCENARIOS.filter((s) => s.name !== 'hostile' && s.name !== 'cluster-failover')
       .filter((s) => server === 'nest' || s.name !== 'reconnect')
       // routing needs only redis-server, which the cluster check covers.
       .filter((s) => noCluster === undefined || (s.name !== 'cluster' && s.name !== 'routing'))
@@ -183,5 +184,45 @@ describe(`load test smoke against the ${server} server`, () => {
     for (const key of ['stalled_opened', 'h2cancel_cancelled', 'storm_cycles', 'paddedPublished'])
       expect({ key, ran: Number(extra[key]) > 0 }).toEqual({ key, ran: true });
     expect(markdownReport(report)).toContain('## hostile');
+  });
+
+  // The Redis Cluster failover run at tiny size: a clean failover and a killed master
+  // (made lossy) while two instances stream to every transport: no silent loss, no
+  // duplicate, an explicit reset exactly for the killed shard's subscribers.
+  it('cluster-failover: no loss or duplicate; resets only where Redis lost events', async () => {
+    if (noCluster !== undefined) return;
+    const transports: TransportName[] = ['grpc', 'sse', 'ws', 'longpoll'];
+    const report = await runSuite({
+      steps: [{ scenario: 'cluster-failover', options: {} }],
+      transports,
+      overrides: {},
+      tiny: true,
+      server,
+      argv: ['cluster-failover', '--tiny'],
+      progress: () => undefined,
+    });
+    expect(report.runs.map((r) => r.transport).sort()).toEqual([...transports].sort());
+    for (const r of report.runs) {
+      const e = r.extra ?? {};
+      expect({
+        t: r.transport,
+        ok: r.ok,
+        error: r.error,
+        lost: r.events.lost,
+        dup: r.events.duplicates,
+        cleanResets: e.failoverResetSubscribers,
+        killedShardResets: Number(e.killResetSubscribers) > 0,
+        recovered: typeof e.killRecoveryMs === 'number',
+      }).toEqual({
+        t: r.transport,
+        ok: true,
+        error: undefined,
+        lost: 0,
+        dup: 0,
+        cleanResets: 0,
+        killedShardResets: true,
+        recovered: true,
+      });
+    }
   });
 });

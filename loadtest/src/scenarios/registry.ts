@@ -1,6 +1,7 @@
 import { backpressure } from './backpressure';
 import { broadcast } from './broadcast';
 import { cluster } from './cluster';
+import { clusterFailover } from './cluster-failover';
 import { hostile } from './hostile';
 import { idle } from './idle';
 import { overhead } from './overhead';
@@ -24,6 +25,7 @@ export const SCENARIOS: readonly Scenario[] = [
   broadcast,
   scale,
   cluster,
+  clusterFailover,
   routing,
   hostile,
 ];

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { RedisCluster } from '../../../test/support/redis-cluster';
 import { RedisServer } from '../../../test/support/redis-server';
 import { routingName, type Routing } from '../routing/channels';
 import { InstanceProcess } from '../routing/instance-process';
 import { RoutingPublisher } from '../routing/publisher';
+import { unpinRedis } from '../routing/unpin-redis';
 import { commandDelta, RedisInfo, type RedisReading } from '../routing/redis-info';
 import { UsageSampler } from '../sampling/sampler';
 import { distribution } from '../stats/distribution';
@@ -20,8 +20,11 @@ interface RoutingSizes {
   readonly orders: number;
   /** Events per second over all orders. */
   readonly rate: number;
-  /** Orders the instance follows, one series of runs each. */
-  readonly follows: readonly number[];
+  /**
+   * One series of runs each: orders the instance follows, and the share of them replaced
+   * per second (subscribers leaving and others arriving; 0 isolates the ingest cost).
+   */
+  readonly series: readonly { readonly follow: number; readonly churn: number }[];
   readonly shards: readonly number[];
   /** Each variant runs once per round; odd rounds run the variants in reverse order. */
   readonly rounds: number;
@@ -35,7 +38,7 @@ function sizes(o: ScenarioOptions): RoutingSizes {
     return {
       orders: 1_000,
       rate: 500,
-      follows: [o.subscribers ?? 20],
+      series: [{ follow: o.subscribers ?? 20, churn: 0.1 }],
       shards: [16],
       rounds: 1,
       durationS: o.durationS ?? 1,
@@ -46,7 +49,14 @@ function sizes(o: ScenarioOptions): RoutingSizes {
   return {
     orders: 10_000,
     rate: 5_000,
-    follows: o.subscribers !== undefined ? [o.subscribers] : [100, 1_000],
+    series:
+      o.subscribers !== undefined
+        ? [{ follow: o.subscribers, churn: 0.1 }]
+        : [
+            { follow: 100, churn: 0.1 },
+            { follow: 1_000, churn: 0.1 },
+            { follow: 1_000, churn: 0 },
+          ],
     shards: ROUTING_SHARDS,
     rounds: 2,
     durationS: o.durationS ?? 8,
@@ -68,12 +78,13 @@ interface Backend {
  * Per-order channels or a fixed number of hashed shard channels? One simulated instance
  * (a child process: see routing/instance.ts) follows S of N orders while a publisher
  * sends events of all N at a steady rate, and subscribers come and go (S/10 orders
- * replaced per second). Each routing runs in turn on a private Redis and on a private
- * 3+3 Redis Cluster (sharded pub/sub), interleaved over two rounds so a busy host's
- * swings hit every variant alike. Measured per run: events the instance ingested vs those
- * its subscribers needed, its CPU per needed event, Redis CPU per publish (every node's
- * own getrusage), SUBSCRIBE/UNSUBSCRIBE churn and its Redis time, and the Redis memory the
- * initial subscriptions took.
+ * replaced per second; a series without churn isolates the cost of ingesting). Each
+ * routing runs in turn on a private Redis and on a private 3+3 Redis Cluster (sharded
+ * pub/sub), interleaved over two rounds so a busy host's swings hit every variant alike.
+ * Measured per run: events the instance ingested vs those its subscribers needed, its CPU
+ * per needed event, Redis CPU per publish (every node's own getrusage), SUBSCRIBE /
+ * UNSUBSCRIBE churn and its Redis time, and the Redis memory the initial subscriptions
+ * took.
  */
 export const routing: Scenario = {
   name: 'routing',
@@ -111,7 +122,7 @@ function routingUnavailable(cluster: boolean): string | undefined {
 
 async function startRedis(): Promise<Backend> {
   const server = await RedisServer.launch();
-  unpin([server.port]);
+  unpinRedis([server.port]);
   return {
     name: 'redis',
     ports: [server.port],
@@ -122,33 +133,13 @@ async function startRedis(): Promise<Backend> {
 
 async function startCluster(): Promise<Backend> {
   const cluster = await RedisCluster.launch();
-  unpin(cluster.ports);
+  unpinRedis(cluster.ports);
   return {
     name: 'cluster',
     ports: cluster.ports,
     clusterNodes: cluster.ports.map((p) => `127.0.0.1:${p}`),
     shutdown: () => cluster.shutdown(),
   };
-}
-
-/**
- * The generator pins itself to one core and its children inherit that: Redis gets every
- * core back, as a Redis server on its own would have.
- */
-function unpin(ports: readonly number[]): void {
-  const all = `0-${availableParallelism() - 1}`;
-  for (const port of ports) {
-    try {
-      const info = execFileSync('redis-cli', ['-p', String(port), 'info', 'server'], {
-        encoding: 'utf8',
-      });
-      const pid = /process_id:(\d+)/.exec(info)?.[1];
-      if (pid !== undefined) execFileSync('taskset', ['-a', '-cp', all, pid], { stdio: 'ignore' });
-    } catch {
-      // No taskset or redis-cli: Redis stays where it started, which the report's host
-      // figures show.
-    }
-  }
 }
 
 async function runOn(
@@ -167,12 +158,23 @@ async function runOn(
     ...s.shards.map((shards): Routing => ({ mode: 'shard', shards })),
   ];
   try {
-    for (const follow of s.follows) {
+    for (const { follow, churn } of s.series) {
       for (let round = 0; round < s.rounds; round++) {
         const order = round % 2 === 0 ? routings : [...routings].reverse();
         for (const r of order) {
           if (ctx.aborted()) return out;
-          const result = await measure(ctx, o, s, backend, info, publisher, r, follow, round);
+          const result = await measure(
+            ctx,
+            o,
+            s,
+            backend,
+            info,
+            publisher,
+            r,
+            follow,
+            churn,
+            round,
+          );
           out.push(result);
         }
       }
@@ -193,10 +195,11 @@ async function measure(
   publisher: RoutingPublisher,
   routing: Routing,
   follow: number,
+  churn: number,
   round: number,
 ): Promise<RunResult> {
-  const churnPerSec = follow / 10;
-  const variant = `${backend.name} follow ${follow} ${routingName(routing)} #${round + 1}`;
+  const churnPerSec = follow * churn;
+  const variant = `${backend.name} follow ${follow} churn ${churnPerSec}/s ${routingName(routing)} #${round + 1}`;
   const instance = await InstanceProcess.start({
     routing,
     redisUrl: backend.redisUrl,
