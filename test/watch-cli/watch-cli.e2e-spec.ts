@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/contracts/order-status';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -20,11 +20,15 @@ interface Watcher {
   seqs(): number[];
 }
 
-function startWatcher(app: TestApp, transport: (typeof TRANSPORTS)[number]): Watcher {
+function startWatcher(
+  app: TestApp,
+  transport: (typeof TRANSPORTS)[number],
+  token = DEFAULT_TEST_TOKEN,
+): Watcher {
   const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
   const child = spawn(
     process.execPath,
-    [TSX, CLI, 'cli-1', '--transport', transport, '--url', url, '--token', DEFAULT_TEST_TOKEN],
+    [TSX, CLI, 'cli-1', '--transport', transport, '--url', url, '--token', token],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const lines: string[] = [];
@@ -36,6 +40,12 @@ function startWatcher(app: TestApp, transport: (typeof TRANSPORTS)[number]): Wat
     lines,
     seqs: () => lines.flatMap((l) => /\s#(\d+)\s/.exec(l)?.slice(1, 2).map(Number) ?? []),
   };
+}
+
+function exited(w: Watcher): Promise<unknown> {
+  return w.child.exitCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => w.child.once('exit', r));
 }
 
 async function recreate(app: TestApp, ...statuses: OrderStatus[]): Promise<void> {
@@ -96,11 +106,7 @@ describe('watch CLI', () => {
       50,
     );
     await second.publish('cli-1', OrderStatus.Delivered);
-    await Promise.all(
-      watchers.map((w) =>
-        w.child.exitCode !== null ? Promise.resolve() : new Promise((r) => w.child.once('exit', r)),
-      ),
-    );
+    await Promise.all(watchers.map(exited));
     for (const w of watchers) {
       expect({ transport: w.transport, seqs: w.seqs() }).toEqual({
         transport: w.transport,
@@ -111,4 +117,20 @@ describe('watch CLI', () => {
       expect(w.child.exitCode).toBe(0);
     }
   });
+
+  it('exits with code 3 and says why when the token is refused, without retrying', async () => {
+    app = await startTestApp();
+    await recreate(app, ...HISTORY);
+    for (const t of TRANSPORTS) watchers.push(startWatcher(app, t, 'not-a-token'));
+    // A CLI that retried a 401 forever would never exit (the test's timeout).
+    await Promise.all(watchers.map(exited));
+    for (const w of watchers) {
+      expect({ transport: w.transport, code: w.child.exitCode }).toEqual({
+        transport: w.transport,
+        code: 3,
+      });
+      expect(w.lines.some((l) => l.startsWith('stderr: cli-1: unauthenticated:'))).toBe(true);
+      expect(w.lines.filter((l) => l.includes('retrying in'))).toEqual([]);
+    }
+  }, 60_000);
 });

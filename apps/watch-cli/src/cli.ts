@@ -1,39 +1,36 @@
-import type { Connect } from './connection';
-import { longPollConnect, sseConnect } from './http-transports';
-import { parseWatchArgs, USAGE, type Transport, type WatchOptions } from './options';
-import { grpcConnect, wsConnect } from './socket-transports';
+import { parseWatchArgs, USAGE, type WatchOptions } from './options';
 import { watch } from './watcher';
+
+/** Exit codes: finished or interrupted, bad usage, refused for good by the service. */
+const EXIT_OK = 0;
+const EXIT_USAGE = 2;
+const EXIT_REFUSED = 3;
 
 /**
  * `npm run watch -- <orderId> --transport grpc|sse|ws|longpoll [--url ...] [--token ...]`:
- * a terminal client of the service. It is an outside client: it knows the wire contract
- * (@app/contracts and the proto), never the service's internals.
+ * a terminal client of the service, on the client library. It is an outside client: it
+ * knows the wire contract (@app/contracts, @app/client), never the service's internals.
  */
-const CONNECTORS: Record<Transport, (o: WatchOptions) => Connect> = {
-  grpc: grpcConnect,
-  sse: sseConnect,
-  ws: wsConnect,
-  longpoll: longPollConnect,
-};
-
 async function main(): Promise<number> {
   let options: WatchOptions;
   try {
     options = parseWatchArgs(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
-    return 2;
+    return EXIT_USAGE;
   }
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   process.once('SIGTERM', () => abort.abort());
-  await watch(
-    CONNECTORS[options.transport](options),
+  const end = await watch(
     options,
-    { line: (text) => process.stdout.write(`${text}\n`) },
+    {
+      line: (text) => process.stdout.write(`${text}\n`),
+      error: (text) => process.stderr.write(`${text}\n`),
+    },
     abort.signal,
   );
-  return 0;
+  return end.reason === 'error' ? EXIT_REFUSED : EXIT_OK;
 }
 
 main().then(

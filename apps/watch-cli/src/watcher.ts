@@ -1,105 +1,99 @@
-import {
-  nowUs,
-  type OrderStatusChanged,
-  type StreamReset,
-  type StreamSkipped,
-} from '@app/contracts';
-import type { Connect } from './connection';
-
-/** @default 250 ms first reconnect delay (full jitter, doubling) */
-export const RECONNECT_BASE_MS = 250;
-/** @default 5_000 ms longest reconnect delay */
-export const RECONNECT_MAX_MS = 5_000;
+import { watchOrder, type ConnectionEvent, type EndItem, type WatchItem } from '@app/client/node';
+import { nowUs, StreamEndReason, type OrderEvent } from '@app/contracts/order-events';
+import { readToken, type WatchOptions } from './options';
 
 export interface WatchOutput {
   line(text: string): void;
+  error(text: string): void;
 }
 
-/**
- * Follows one order through any transport: prints each event with its latency, keeps the
- * last seq, and after every disconnect reconnects with that seq as the resume point
- * (after the server's advice when it gave one, else a jittered exponential backoff, so
- * many watchers of one restarted server do not come back together).
- * Resolves once the order is finished or `signal` is aborted.
- */
-export async function watch(
-  connect: Connect,
-  opts: { orderId: string; transport: string; after: number },
-  out: WatchOutput,
-  signal: AbortSignal,
-): Promise<void> {
-  let lastSeq = opts.after;
-  let attempt = 0;
-  let connections = 0;
-  const time = () => new Date().toISOString().slice(11, 23);
-  const handlers = {
-    opened: () => {
-      connections++;
-      attempt = 0;
-      out.line(
-        connections === 1
-          ? `${time()}  connected to ${opts.orderId} over ${opts.transport}${lastSeq > 0 ? `, after seq ${lastSeq}` : ''}`
-          : `${time()}  resumed after seq ${lastSeq}`,
-      );
-    },
-    event: (e: OrderStatusChanged) => {
-      if (e.seq <= lastSeq) return; // never printed twice, whatever a server replays
-      const latencyMs = Math.max(0, nowUs() - e.publishedAtUs) / 1000;
-      out.line(
-        `${time()}  #${String(e.seq).padEnd(5)} ${e.status.padEnd(17)} ${latencyMs.toFixed(1).padStart(8)} ms`,
-      );
-      lastSeq = e.seq;
-    },
-    reset: (r: StreamReset) => {
-      out.line(
-        `${time()}  reset (${r.reason}): now ${r.snapshot.status} at seq ${r.snapshot.lastSeq}`,
-      );
-      lastSeq = r.snapshot.lastSeq;
-    },
-    skipped: (s: StreamSkipped) => {
-      if (s.toSeq <= lastSeq) return;
-      // The service kept up and this watcher did not: it says so instead of leaving a gap.
-      out.line(
-        `${time()}  skipped #${s.fromSeq}..#${s.toSeq} (${s.reason}): read too slowly, continuing`,
-      );
-      lastSeq = s.toSeq;
-    },
-  };
+const END_REASONS = new Set<string>(Object.values(StreamEndReason));
 
-  while (!signal.aborted) {
-    let delayMs: number;
-    try {
-      const end = await connect(lastSeq, handlers, signal);
-      if (end.reason === 'completed') {
-        out.line(`${time()}  order finished (seq ${lastSeq})`);
-        return;
-      }
-      delayMs = end.retryAfterMs ?? backoff(attempt++);
-      out.line(
-        `${time()}  stream ended (${end.reason}); reconnecting in ${Math.round(delayMs)} ms`,
-      );
-    } catch (err) {
-      if (signal.aborted) return;
-      delayMs = backoff(attempt++);
-      const why = err instanceof Error ? err.message : String(err);
-      out.line(`${time()}  connection lost (${why}); retrying in ${Math.round(delayMs)} ms`);
+function time(): string {
+  return new Date().toISOString().slice(11, 23);
+}
+
+function latency(e: OrderEvent): string {
+  const ms = Math.max(0, nowUs() - e.publishedAtUs) / 1000;
+  return `${ms.toFixed(1).padStart(8)} ms`;
+}
+
+/** One line per item; undefined for the items that print nothing. */
+export function itemLine(item: WatchItem): string | undefined {
+  switch (item.kind) {
+    case 'event': {
+      const e = item.event;
+      const why = e.reason ? `  (${e.reason})` : '';
+      return `${time()}  #${String(e.seq).padEnd(5)} ${e.status.padEnd(17)} ${latency(e)}${why}`;
     }
-    await sleep(delayMs, signal);
+    case 'tracking': {
+      const t = item.tracking;
+      const where = `${t.location.lat.toFixed(4)},${t.location.lon.toFixed(4)}`;
+      const eta = new Date(t.etaMs).toISOString().slice(11, 16);
+      return `${time()}  #${String(t.seq).padEnd(5)} ${'tracking'.padEnd(17)} ${latency(t)}  at ${where}, eta ${eta}Z`;
+    }
+    case 'reset':
+      return `${time()}  reset (${item.reset.reason}): now ${item.reset.snapshot.status} at seq ${item.reset.snapshot.lastSeq}`;
+    case 'skipped':
+      // The service kept up and this watcher did not: it says so instead of leaving a gap.
+      return `${time()}  skipped #${item.skipped.fromSeq}..#${item.skipped.toSeq} (${item.skipped.reason}): read too slowly, continuing`;
+    case 'gap':
+      return `${time()}  LOST #${item.fromSeq}..#${item.toSeq}: not delivered and not accounted for by the service`;
+    case 'end':
+      return item.reason === 'completed'
+        ? `${time()}  order finished (seq ${item.lastSeq})`
+        : undefined;
   }
 }
 
-function backoff(attempt: number): number {
-  return Math.random() * Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt);
+/** One line per connection event worth telling a person about. */
+function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined {
+  switch (e.type) {
+    case 'open':
+      return e.reconnect
+        ? `${time()}  resumed after seq ${e.afterSeq}`
+        : `${time()}  connected to ${o.orderId} over ${o.transport}${e.afterSeq > 0 ? `, after seq ${e.afterSeq}` : ''}`;
+    case 'retrying':
+      return END_REASONS.has(e.reason)
+        ? `${time()}  stream ended (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`
+        : `${time()}  connection lost (${e.reason}); retrying in ${Math.round(e.delayMs)} ms`;
+    case 'token':
+      return `${time()}  asking for a new token (${e.reason})`;
+    default:
+      return undefined;
+  }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
+/**
+ * Follows one order through the client library (libs/client): prints each item, and
+ * resolves with the watch's end (completed, aborted by `signal`, or a permanent error:
+ * the library has already asked for a new token once where one could help).
+ */
+export async function watch(
+  o: WatchOptions,
+  out: WatchOutput,
+  signal: AbortSignal,
+): Promise<EndItem> {
+  const tokenFile = o.tokenFile;
+  const w = watchOrder(o.orderId, {
+    transport: o.transport,
+    baseUrl: o.url,
+    after: o.after,
+    signal,
+    ...(o.token !== undefined ? { token: o.token } : {}),
+    ...(tokenFile !== undefined ? { getToken: () => readToken(tokenFile) } : {}),
+    onConnection: (e) => {
+      const text = connectionLine(o, e);
+      if (text !== undefined) out.line(text);
+    },
   });
+  for await (const item of w) {
+    const text = itemLine(item);
+    if (text !== undefined) out.line(text);
+  }
+  const end = await w.done;
+  if (end.kind === 'end' && end.reason === 'error') {
+    out.error(`${o.orderId}: ${end.error.code}: ${end.error.message}`);
+  }
+  return end;
 }
