@@ -1,8 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiHeader,
+  ApiParam,
+  ApiResponse,
+  ApiSecurity,
+  type HeadersObject,
+} from '@nestjs/swagger';
 import {
   ErrorCode,
   HTTP_STATUS_BY_CODE,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
   ORDER_ID_MAX_LENGTH,
   ORDER_ID_PATTERN,
 } from '@app/contracts';
@@ -109,3 +119,26 @@ export function ApiJsonBodyErrors(): MethodDecorator & ClassDecorator {
     }),
   );
 }
+
+/** The optional `Idempotency-Key` request header of the publish routes. */
+export function ApiIdempotencyKey(): MethodDecorator & ClassDecorator {
+  return ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): a retry with the same key (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers the first event again.',
+    schema: {
+      type: 'string',
+      pattern: IDEMPOTENCY_KEY_PATTERN.source,
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+    },
+  });
+}
+
+/** The header a publish answer carries when it replays an earlier request's event. */
+export const IDEMPOTENT_REPLAYED_HEADER: HeadersObject = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the answer of an earlier request with the same key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};

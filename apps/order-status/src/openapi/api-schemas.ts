@@ -16,6 +16,7 @@ import {
   type OrderSnapshot as OrderSnapshotShape,
   type OrderStatusChanged as OrderStatusChangedShape,
   type PublishStatusDto,
+  type PublishTrackingDto,
   type StreamReset as StreamResetShape,
   type StreamSkipped as StreamSkippedShape,
   type Tracking as TrackingShape,
@@ -251,4 +252,24 @@ export class PublishStatusBody implements Required<PublishStatusDto> {
     description: 'Why the order is cancelled; only with status `cancelled` (400 otherwise).',
   })
   readonly reason!: string;
+}
+
+/**
+ * Body of `POST /v1/orders/{orderId}/tracking`. Validation runs on PublishTrackingDto (in
+ * libs/contracts); test/api-docs compares the two.
+ */
+export class PublishTrackingBody implements Required<PublishTrackingDto> {
+  @ApiProperty({ ...LOCATION, description: 'Where the parcel is (other properties are ignored).' })
+  readonly location!: GeoPoint;
+
+  @ApiProperty(ETA_MS)
+  readonly etaMs!: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PADDING_BYTES,
+    description: 'Filler bytes added to the event (payload-size experiments).',
+  })
+  readonly paddingBytes!: number;
 }

@@ -114,7 +114,8 @@ export class SimulatorScheduleBody implements Required<SimulatorScheduleDto> {
     type: Number,
     minimum: 0.001,
     maximum: 1_000,
-    description: 'Events per second per order.',
+    description:
+      'Tracking updates per second per order: the steady rate with `lifecycle: false`, the rate while shipped or out for delivery with `lifecycle: true`.',
   })
   readonly ratePerOrder!: number;
 
@@ -124,12 +125,9 @@ export class SimulatorScheduleBody implements Required<SimulatorScheduleDto> {
   @ApiPropertyOptional({
     type: Boolean,
     description:
-      'true (default): orders run their life cycle and are replaced by new ones; false: they stay open and keep publishing.',
+      "true (default): the demo's life cycle (dwell times per status, some cancellations); false: orders are created and shipped, then publish tracking updates at a steady rate.",
   })
   readonly lifecycle!: boolean;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000 })
-  readonly eventsPerStatus!: number;
 
   @ApiPropertyOptional({
     type: String,
@@ -170,8 +168,6 @@ class SimulatorSchedule implements SimulatorScheduleShape {
   readonly paddingBytes?: number;
   @ApiPropertyOptional({ type: Boolean })
   readonly lifecycle?: boolean;
-  @ApiPropertyOptional({ type: 'integer' })
-  readonly eventsPerStatus?: number;
   @ApiPropertyOptional({ type: String })
   readonly prefix?: string;
   @ApiPropertyOptional({ type: 'integer' })

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule } from '../app.module';
-import { loadConfig } from '../config/app-config';
+import { loadConfig, type AppConfig } from '../config/app-config';
 import { buildOpenApiDocument } from './openapi-document';
 
 /**
@@ -13,11 +13,12 @@ import { buildOpenApiDocument } from './openapi-document';
 const DOCUMENT_ENV = { LOG_LEVEL: 'silent', SIMULATOR_ENABLED: 'false' } as const;
 
 /**
- * Builds the OpenAPI document from the application module without listening or starting
- * anything: the module graph is created (controllers need instances for the scanner),
- * the document read, and the application closed again.
+ * Creates the application module without listening or starting anything (controllers
+ * need instances for the scanner), hands it to `use`, and closes it again.
  */
-export async function exportOpenApiDocument(): Promise<OpenAPIObject> {
+export async function withDocumentApp<T>(
+  use: (app: NestFastifyApplication, config: AppConfig) => T | Promise<T>,
+): Promise<T> {
   const config = loadConfig(DOCUMENT_ENV);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config }),
@@ -25,10 +26,15 @@ export async function exportOpenApiDocument(): Promise<OpenAPIObject> {
     { logger: false, abortOnError: false },
   );
   try {
-    return buildOpenApiDocument(app, config);
+    return await use(app, config);
   } finally {
     await app.close();
   }
+}
+
+/** The OpenAPI document of the REST routes, as docs/openapi.json holds it. */
+export function exportOpenApiDocument(): Promise<OpenAPIObject> {
+  return withDocumentApp(buildOpenApiDocument);
 }
 
 /** The document as it is committed: two-space JSON with a final newline. */

@@ -1,18 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import {
-  ApiBody,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
 import {
   ErrorCode,
-  IDEMPOTENCY_KEY_MAX_LENGTH,
-  IDEMPOTENCY_KEY_PATTERN,
   parseIdempotencyKey,
   PublishStatusDto,
   scopedIdempotencyKey,
@@ -26,8 +17,10 @@ import { PublishRateLimiter } from '../auth/publish-rate.limiter';
 import {
   ApiBearer,
   ApiErrors,
+  ApiIdempotencyKey,
   ApiJsonBodyErrors,
   ApiOrderIdParam,
+  IDEMPOTENT_REPLAYED_HEADER,
   ORDER_ROUTE_ERRORS,
 } from '../openapi/api-decorators';
 import * as Schema from '../openapi/api-schemas';
@@ -92,25 +85,11 @@ export class OrdersController {
     description:
       'Needs `orders:write`. Answers 201 with the event and its assigned seq. A retry with the same `Idempotency-Key` (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers 201 with the first event and `Idempotent-Replayed: true`; the same key with another status is 409.',
   })
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Makes retries safe (draft-ietf-httpapi-idempotency-key-header).',
-    schema: {
-      type: 'string',
-      pattern: IDEMPOTENCY_KEY_PATTERN.source,
-      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
-    },
-  })
+  @ApiIdempotencyKey()
   @ApiBody({ type: Schema.PublishStatusBody })
   @ApiCreatedResponse({
     type: Schema.OrderStatusChanged,
-    headers: {
-      'Idempotent-Replayed': {
-        description: '`true` when this is the answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-    },
+    headers: IDEMPOTENT_REPLAYED_HEADER,
   })
   @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.FailedPrecondition, ErrorCode.ResourceExhausted)
   @ApiJsonBodyErrors()

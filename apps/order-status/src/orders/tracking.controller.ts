@@ -1,7 +1,9 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '@app/auth';
 import {
+  ErrorCode,
   parseIdempotencyKey,
   PublishTrackingDto,
   scopedIdempotencyKey,
@@ -10,6 +12,16 @@ import {
 import { isReplay, OrderStore } from '@app/event-bus';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
+import {
+  ApiBearer,
+  ApiErrors,
+  ApiIdempotencyKey,
+  ApiJsonBodyErrors,
+  ApiOrderIdParam,
+  IDEMPOTENT_REPLAYED_HEADER,
+  ORDER_ROUTE_ERRORS,
+} from '../openapi/api-decorators';
+import * as Schema from '../openapi/api-schemas';
 import { OrderIdPipe } from './order-id.pipe';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './publish-headers';
 
@@ -18,6 +30,9 @@ import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './publish-headers';
  * change its status, published on the order's seq sequence like a status change.
  */
 @Controller('v1/orders')
+@ApiTags('orders')
+@ApiBearer()
+@ApiOrderIdParam()
 export class TrackingController {
   constructor(
     @Inject(OrderStore) private readonly store: OrderStore,
@@ -32,6 +47,17 @@ export class TrackingController {
   @Post(':orderId/tracking')
   @HttpCode(201)
   @RequireScopes(Scope.OrdersWrite)
+  @ApiOperation({
+    operationId: 'publishTracking',
+    summary: 'Publish a tracking update (location, ETA)',
+    description:
+      "Needs `orders:write`. Progress that does not change the status, on the order's seq sequence: 201 with the event and its seq. Accepted while the order is `shipped` or `out_for_delivery` (409 otherwise). Same rate limit and `Idempotency-Key` handling as a status change.",
+  })
+  @ApiIdempotencyKey()
+  @ApiBody({ type: Schema.PublishTrackingBody })
+  @ApiCreatedResponse({ type: Schema.TrackingUpdated, headers: IDEMPOTENT_REPLAYED_HEADER })
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.FailedPrecondition, ErrorCode.ResourceExhausted)
+  @ApiJsonBodyErrors()
   async publish(
     @Param('orderId', OrderIdPipe) orderId: string,
     @Body() body: PublishTrackingDto,
