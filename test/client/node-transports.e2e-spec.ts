@@ -54,7 +54,16 @@ function openStreams(app: TestApp): number {
  */
 describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: TransportName) => {
   let app: TestApp | undefined;
+  /** The service for the tests that need no special configuration. */
+  let shared: TestApp;
   const watches: OrderWatch[] = [];
+
+  beforeAll(async () => {
+    shared = await startTestApp();
+  });
+  afterAll(async () => {
+    await shared.close();
+  });
 
   afterEach(async () => {
     for (const w of watches.splice(0)) {
@@ -80,8 +89,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
   }
 
   it(`loses nothing and shows nothing twice across ${FORCED_RECONNECTS} forced reconnects`, async () => {
-    app = await startTestApp();
-    const a = app;
+    const a = shared;
     await shippedOrder(a, 'fr-1');
     const { watch, rec } = start(a, 'fr-1');
     await waitFor(() => watch.cursor === 4, 'history delivered');
@@ -240,8 +248,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
   });
 
   it('takes a reset when the resume point is ahead of the order, then follows it', async () => {
-    app = await startTestApp();
-    const a = app;
+    const a = shared;
     await shippedOrder(a, 'rr-1');
     const { watch, rec } = start(a, 'rr-1', { after: 40 });
     await waitFor(() => rec.kinds('reset').length === 1, 'reset received');
@@ -255,8 +262,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
   });
 
   it('ends with a clear error on a refused token (getToken asked once), 404 and 400', async () => {
-    app = await startTestApp();
-    const a = app;
+    const a = shared;
     await shippedOrder(a, 'pf-1');
     let asked = 0;
     const refused = start(a, 'pf-1', {
@@ -296,8 +302,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
   });
 
   it('abort() ends the watch and leaves no timer, socket or server stream behind', async () => {
-    app = await startTestApp();
-    const a = app;
+    const a = shared;
     await shippedOrder(a, 'ab-1');
     const before = resources();
     const abort = new AbortController();

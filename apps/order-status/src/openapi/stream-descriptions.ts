@@ -12,14 +12,16 @@ export const SSE_STREAM_DESCRIPTION = `
 \`text/event-stream\` (WHATWG HTML, server-sent events) over HTTP/1.1 or HTTP/2. The stream
 opens with a \`retry:\` line, then sends, in seq order:
 
-- \`event: status\`: one OrderStatusChanged (JSON in \`data:\`);
+- \`event: status\`: one OrderStatusChanged, a real change of status (JSON in \`data:\`);
+- \`event: tracking\`: one TrackingUpdated (location, ETA; the status does not change);
 - \`event: reset\`: a StreamReset (\`reason\`: ${list(Object.values(ResetReason))}) with the
   snapshot to replace the view with;
 - \`event: skipped\`: a StreamSkipped range dropped because this client read too slowly;
 - \`event: end\`: \`{"reason"}\`, one of ${list(Object.values(StreamEndReason))}; reconnect
   unless \`completed\` (\`token_expired\`: with a fresh credential).
 
-Every frame but \`end\` carries \`id:\`, the cursor after it (the event's seq, the snapshot's
+Status changes and tracking updates share the order's seq sequence. Every frame but
+\`end\` carries \`id:\`, the cursor after it (the event's seq, the snapshot's
 \`lastSeq\`, the range's \`toSeq\`), so EventSource's automatic reconnect resumes exactly there
 with \`Last-Event-ID\`. Quiet streams get a \`: ping\` comment every SSE_HEARTBEAT_MS.
 
@@ -29,8 +31,9 @@ Errors before the stream opens are JSON error bodies with their HTTP status.
 `.trim();
 
 export const LONG_POLL_DESCRIPTION = `
-Answers 200 as soon as anything exists after \`after\` (at most LONG_POLL_MAX_BATCH events),
-204 when \`wait\` seconds pass with nothing new. Send \`next\` as \`after\` on the next poll.
+Answers 200 as soon as anything exists after \`after\` (at most LONG_POLL_MAX_BATCH events:
+status changes and tracking updates, each named by \`type\`), 204 when \`wait\` seconds pass
+with nothing new. Send \`next\` as \`after\` on the next poll.
 An answer holds at most one \`reset\` or \`skipped\`, which comes before every event in
 \`events\`: apply it first. \`completed: true\`: the order is finished, stop polling.
 Needs a bearer token (\`orders:read\` for your own order, \`orders:read:any\` for any); a held
