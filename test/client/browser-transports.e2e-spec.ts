@@ -334,6 +334,31 @@ describe('client library in chromium', () => {
       expect(s.items.map((i) => i.kind)).toEqual(['reset', 'tracking']);
     });
 
+    it('pauses while the browser is offline and resumes on online, nothing lost', async () => {
+      const a = shared;
+      await shippedOrder(a, 'bof-1');
+      page = await openPage(a);
+      await startWatch(page, { orderId: 'bof-1', transport, token: a.defaultToken });
+      await until(page, 'history delivered', (s) => s.cursor === 4);
+      await browser.context.setOffline(true);
+      let five: number;
+      try {
+        await until(page, 'paused', (s) => s.log.some((c) => c.e.type === 'paused'));
+        five = await track(a, 'bof-1');
+        const offline = await pageWatch(page);
+        const paused = offline.log.findIndex((c) => c.e.type === 'paused');
+        // No attempt while offline: nothing after the pause but the wait for `online`.
+        expect(offline.log.slice(paused + 1)).toEqual([]);
+      } finally {
+        await browser.context.setOffline(false);
+      }
+      await until(page, 'resumed when back online', (s) => s.cursor === five);
+      await a.publish('bof-1', OrderStatus.Delivered);
+      const s = await until(page, 'completed', (w) => w.done);
+      expect(seqsOf(s.items)).toEqual(range(1, 6));
+      expect(s.stats).toMatchObject({ lost: 0, resumes: 1 });
+    });
+
     it('close() leaves no timer and no stream behind; a refused token ends the watch', async () => {
       const a = shared;
       await shippedOrder(a, 'bab-1');
