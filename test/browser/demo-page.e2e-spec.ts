@@ -87,6 +87,17 @@ describe('demo page in chromium', () => {
       expect(state).toMatchObject({ lost: 0, duplicates: 0 });
       expect(state.resumes).toBeGreaterThanOrEqual(1);
       expect(await page.textContent('[data-testid=current-status]')).toBe('out for delivery');
+
+      // A tracking update shares the seq sequence and gets its own row.
+      await app.store.publishTracking({
+        orderId,
+        location: { lat: 52.37, lon: 4.89 },
+        etaMs: Date.now() + 3_600_000,
+      });
+      await until(page, (s) => s.lastSeq === 6, 'tracking update received');
+      expect(await page.textContent('#timeline li[data-kind=tracking]')).toContain(
+        '52.3700, 4.8900',
+      );
       await page.screenshot({ path: join(ARTIFACTS_DIR, `demo-${transport}.png`), fullPage: true });
 
       await app.publish(orderId, OrderStatus.Delivered);
