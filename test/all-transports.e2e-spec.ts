@@ -12,17 +12,22 @@ import { openSseH1, openSseH2 } from './support/sse-stream';
 import { startTestApp, type TestApp } from './support/test-app';
 import { ClientPool, ended } from './ws/orders-client';
 
-const SCRIPT = [
-  ...Array.from({ length: 10 }, () => OrderStatus.Paid),
+/** A real order's life: status changes, with tracking updates while it is on the road. */
+const SCRIPT: readonly (OrderStatus | 'tracking')[] = [
+  OrderStatus.Paid,
   OrderStatus.Packed,
   OrderStatus.Shipped,
-  ...Array.from({ length: 10 }, () => OrderStatus.OutForDelivery),
+  ...Array.from({ length: 10 }, () => 'tracking' as const),
+  OrderStatus.OutForDelivery,
+  ...Array.from({ length: 10 }, () => 'tracking' as const),
   OrderStatus.Delivered,
 ];
 const EXPECTED = Array.from({ length: SCRIPT.length + 1 }, (_, i) => i + 1);
+/** The kind of each seq: `status` for a status change, `tracking` for a tracking update. */
+const KINDS = ['status', ...SCRIPT.map((s) => (s === 'tracking' ? 'tracking' : 'status'))];
 
 interface PollBody {
-  events: { seq: number }[];
+  events: { seq: number; type: string }[];
   next: number;
   completed: boolean;
 }
@@ -53,8 +58,9 @@ describe('every transport at once', () => {
   async function poll(
     get: (path: string) => Promise<string | undefined>,
     waitS: number,
-  ): Promise<number[]> {
+  ): Promise<{ seqs: number[]; kinds: string[] }> {
     const seqs: number[] = [];
+    const kinds: string[] = [];
     let after = 0;
     for (let i = 0; i < 500; i++) {
       const body = await get(`/v1/orders/all-1/events?after=${after}&wait=${waitS}`);
@@ -65,8 +71,9 @@ describe('every transport at once', () => {
       }
       const parsed = JSON.parse(body) as PollBody;
       seqs.push(...parsed.events.map((e) => e.seq));
+      kinds.push(...parsed.events.map((e) => e.type));
       after = parsed.next;
-      if (parsed.completed) return seqs;
+      if (parsed.completed) return { seqs, kinds };
     }
     throw new Error('poll did not complete');
   }
@@ -91,13 +98,15 @@ describe('every transport at once', () => {
     await pollingClient.subscribe('all-1', 0);
     const polls = Promise.all([poll(h1Get, 5), poll(h2GetBody, 5), poll(h1Get, 0)]);
 
-    for (const status of SCRIPT) {
-      await app.publish('all-1', status);
+    for (const step of SCRIPT) {
+      if (step === 'tracking') await app.track('all-1');
+      else await app.publish('all-1', step);
       await new Promise((r) => setTimeout(r, 5));
     }
 
     expect((await grpcCall.status).code).toBe(0);
     expect(seqsOf(grpcCall.items)).toEqual(EXPECTED);
+    expect(grpcCall.items.map((m) => ('tracking' in m ? 'tracking' : 'status'))).toEqual(KINDS);
     const lastGrpc = grpcCall.items.at(-1);
     expect(lastGrpc && 'event' in lastGrpc ? lastGrpc.event.status : undefined).toBe(
       PROTO_STATUS[OrderStatus.Delivered],
@@ -105,13 +114,22 @@ describe('every transport at once', () => {
     await Promise.all([sseH1.ended, sseH2.ended]);
     expect(sseH1.events().map((e) => e.seq)).toEqual(EXPECTED);
     expect(sseH2.events().map((e) => e.seq)).toEqual(EXPECTED);
+    for (const sse of [sseH1, sseH2]) {
+      const named = sse.messages.filter((m) => m.event === 'status' || m.event === 'tracking');
+      expect(named.map((m) => m.event)).toEqual(KINDS);
+      // The id is the seq for both kinds: a reconnect resumes after a tracking update too.
+      expect(named.map((m) => Number(m.id))).toEqual(EXPECTED);
+    }
     await wsClient.until(ended('all-1'), 'websocket end');
     await pollingClient.until(ended('all-1'), 'polling end');
-    expect(wsClient.statuses('all-1').map((e) => e.seq)).toEqual(EXPECTED);
-    expect(pollingClient.statuses('all-1').map((e) => e.seq)).toEqual(EXPECTED);
-    const [lpH1, lpH2, shortPoll] = await polls;
-    expect(lpH1).toEqual(EXPECTED);
-    expect(lpH2).toEqual(EXPECTED);
-    expect(shortPoll).toEqual(EXPECTED);
+    for (const client of [wsClient, pollingClient]) {
+      expect(client.events('all-1').map((e) => e.seq)).toEqual(EXPECTED);
+      expect(
+        client.received.flatMap((r) =>
+          r.type === 'status' || r.type === 'tracking' ? [r.type] : [],
+        ),
+      ).toEqual(KINDS);
+    }
+    for (const answer of await polls) expect(answer).toEqual({ seqs: EXPECTED, kinds: KINDS });
   });
 });

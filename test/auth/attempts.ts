@@ -13,6 +13,10 @@ import { waitFor } from '../support/wait-for';
 import { ClientPool, type RecordingClient } from '../ws/orders-client';
 
 /** Every way a client can ask for an order's events (or publish), one attempt each. */
+
+/** What a `publish` attempt sends: a tracking update (orders under test are shipped). */
+const TRACKING = { location: { lat: 50, lon: 8 }, etaMs: 1_900_000_000_000 };
+
 export const TRANSPORTS = [
   'sse',
   'long-poll',
@@ -59,7 +63,7 @@ export class Attempts {
   }
 
   /** A unary call with explicit metadata (the client's own interceptor is off: token null). */
-  private unary(method: 'getOrder' | 'updateStatus', req: object, md: Metadata): Promise<void> {
+  private unary(method: 'getOrder' | 'updateTracking', req: object, md: Metadata): Promise<void> {
     const fn = (this.grpc as unknown as Record<string, UnaryFn>)[method].bind(this.grpc);
     return new Promise((resolve, reject) =>
       fn(req, md, { deadline: Date.now() + 5_000 }, (err) => (err ? reject(err) : resolve())),
@@ -102,14 +106,15 @@ export class Attempts {
             ? `/v1/orders/${orderId}/events?after=${afterSeq}&wait=0`
             : transport === 'snapshot'
               ? `/v1/orders/${orderId}`
-              : `/v1/orders/${orderId}/status`;
+              : `/v1/orders/${orderId}/tracking`;
         const headers: Record<string, string> =
           token === undefined ? {} : { authorization: auth.authorization };
         const res = await request(`${this.app.httpUrl}${path}`, {
           method: transport === 'publish' ? 'POST' : 'GET',
           headers:
             transport === 'publish' ? { ...headers, 'content-type': 'application/json' } : headers,
-          ...(transport === 'publish' ? { body: JSON.stringify({ status: 'paid' }) } : {}),
+          // A tracking update: a publish that may be repeated (the order must be shipped).
+          ...(transport === 'publish' ? { body: JSON.stringify(TRACKING) } : {}),
         });
         const text = await res.body.text();
         const events =
@@ -139,7 +144,7 @@ export class Attempts {
         if (token !== undefined) md.set('authorization', `Bearer ${token}`);
         try {
           if (transport === 'grpc-get') await this.unary('getOrder', { orderId }, md);
-          else await this.unary('updateStatus', { orderId, status: 2 }, md);
+          else await this.unary('updateTracking', { orderId, ...TRACKING }, md);
           return { code: 'ok', status: 0, events: 0 };
         } catch (err) {
           const code = (err as { code: number }).code;

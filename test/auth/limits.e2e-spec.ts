@@ -119,7 +119,7 @@ describe('limits', () => {
   });
 
   it('publish rate per principal, REST and gRPC sharing one bucket', async () => {
-    await app.createOrder('p-1');
+    await app.createOrder('p-1', OrderStatus.Shipped);
     const writer = app.token({ sub: 'writer', scopes: ['orders:write'] });
     const other = app.token({ sub: 'other-writer', scopes: ['orders:write'] });
     const watcher = await openSseH1(`${app.httpUrl}/v1/orders/p-1/stream`);

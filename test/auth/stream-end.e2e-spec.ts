@@ -17,7 +17,7 @@ const TOTAL = 40;
 /** Publishes TOTAL-1 events after `created`, paced, then delivers the order. */
 async function publishPaced(app: TestApp, orderId: string, gapMs: number): Promise<void> {
   for (let i = 0; i < TOTAL - 2; i++) {
-    await app.publish(orderId, OrderStatus.Paid);
+    await app.progress(orderId);
     await new Promise((r) => setTimeout(r, gapMs));
   }
   await app.publish(orderId, OrderStatus.Delivered);
@@ -123,7 +123,7 @@ describe.each([
       const ack = await c.subscribe('se-ws', seen.at(-1) ?? 0);
       expect(ack.ok).toBe(true);
       await c.until((r) => r.some((x) => x.type === 'end'), 'end', 10_000);
-      seen.push(...c.statuses('se-ws').map((e) => e.seq));
+      seen.push(...c.events('se-ws').map((e) => e.seq));
       for (const r of c.received) if (r.type === 'end') reasons.push(r.end.reason);
       c.socket.disconnect();
     }

@@ -45,7 +45,7 @@ describe('gRPC back-pressure', () => {
     const started = Date.now();
     let published = 1;
     for (let b = 0; b < BATCHES; b++) {
-      for (let i = 0; i < BATCH; i++) await app.publish('bp-1', OrderStatus.Paid, PADDING_BYTES);
+      for (let i = 0; i < BATCH; i++) await app.progress('bp-1', PADDING_BYTES);
       published += BATCH;
       await waitFor(() => fast.items.length === published, `fast reader got seq ${published}`);
     }

@@ -64,7 +64,7 @@ describe('gRPC errors and unary calls', () => {
     await waitFor(() => healthy.items.length === 1, 'healthy stream open');
     let seq = 1;
     const tick = async () => {
-      await app.publish('healthy-1', OrderStatus.Paid);
+      await app.progress('healthy-1');
       seq++;
       await waitFor(() => healthy.items.length === seq, `healthy stream got seq ${seq}`);
     };

@@ -17,6 +17,7 @@ import {
   PROTO_LOADER_OPTIONS,
   type ProtoOrderSnapshot,
   type ProtoOrderStatusChanged,
+  type ProtoTrackingUpdated,
   type ProtoSubscribeResponse,
 } from '@app/contracts';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
@@ -36,9 +37,20 @@ export interface OrderStatusClient extends Client {
     cb: UnaryCallback<ProtoOrderSnapshot>,
   ): void;
   updateStatus(
-    req: { orderId: string; status: number; paddingBytes?: number },
+    req: { orderId: string; status: number; paddingBytes?: number; reason?: string },
     options: CallOptions,
-    cb: UnaryCallback<{ event: ProtoOrderStatusChanged }>,
+    cb: UnaryCallback<{ event: ProtoOrderStatusChanged; replayed: boolean }>,
+  ): void;
+  updateTracking(
+    req: {
+      orderId: string;
+      location?: { lat: number; lon: number };
+      etaMs?: number;
+      paddingBytes?: number;
+      requestId?: string;
+    },
+    options: CallOptions,
+    cb: UnaryCallback<{ tracking: ProtoTrackingUpdated; replayed: boolean }>,
   ): void;
 }
 
@@ -111,8 +123,15 @@ export function collect(
 }
 
 /** The seqs of the events among `items` (resets left out). */
+/** The seqs of the events received, status changes and tracking updates alike. */
 export function seqsOf(items: readonly ProtoSubscribeResponse[]): number[] {
-  return items.flatMap((m) => ('event' in m && m.event ? [Number(m.event.seq)] : []));
+  return items.flatMap((m) =>
+    'event' in m && m.event
+      ? [Number(m.event.seq)]
+      : 'tracking' in m && m.tracking
+        ? [Number(m.tracking.seq)]
+        : [],
+  );
 }
 
 export function deadlineIn(ms: number): Date {

@@ -52,9 +52,11 @@ describe.each([
       if (api === 'rest') expect(again.wireStatus).toBe(201);
 
       expect((await eventsOf(app.httpUrl, orderId)).map((e) => e.seq)).toEqual([1, 2]);
-      // Without a key a repeated status is a new (tracking) event, as before.
+      // Without a key the same request is a repeated status: refused, never a second event.
       const plain = await publisher().publish({ orderId, status: Paid });
-      expect(plain).toMatchObject({ code: 'ok', replayed: false, event: { seq: 3 } });
+      expect(plain.code).toBe('failed_precondition');
+      expect(plain.wireStatus).toBe(api === 'rest' ? 409 : 9);
+      expect((await eventsOf(app.httpUrl, orderId)).map((e) => e.seq)).toEqual([1, 2]);
     });
 
     it('the same key from another caller, or for another order, is a request of its own', async () => {
@@ -66,9 +68,10 @@ describe.each([
       expect(mine.event?.seq).toBe(2);
 
       const foreignToken = app.token({ sub: 'another-publisher' });
+      // Another caller's request of its own: the next status (a repeat would be refused).
       const theirs = await publisher().publish({
         orderId,
-        status: Paid,
+        status: Packed,
         key: KEY,
         token: foreignToken,
       });
@@ -87,7 +90,7 @@ describe.each([
       expect(mineAgain).toMatchObject({ replayed: true, event: mine.event });
       const theirsAgain = await publisher().publish({
         orderId,
-        status: Paid,
+        status: Packed,
         key: KEY,
         token: foreignToken,
       });

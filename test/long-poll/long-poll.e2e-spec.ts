@@ -135,9 +135,9 @@ describe('long-poll transport', () => {
     await app.createOrder(
       'lp-r',
       OrderStatus.Paid,
-      OrderStatus.Paid,
-      OrderStatus.Paid,
       OrderStatus.Packed,
+      OrderStatus.Shipped,
+      'tracking',
     );
     for (const proto of ['h1', 'h2'] as const) {
       const old = JSON.parse(
@@ -145,7 +145,7 @@ describe('long-poll transport', () => {
       ) as PollBody;
       expect(old).toMatchObject({
         events: [],
-        reset: { reason: 'beyond_retention', snapshot: { lastSeq: 5, status: 'packed' } },
+        reset: { reason: 'beyond_retention', snapshot: { lastSeq: 5, status: 'shipped' } },
         next: 5,
       });
       const ahead = JSON.parse(

@@ -72,7 +72,7 @@ async function publishUntilOverflow(
 ): Promise<number> {
   let overflowAt: number | undefined;
   for (let i = 0; i < MAX_EVENTS; i++) {
-    await app.publish(orderId, OrderStatus.Shipped, PADDING_BYTES);
+    await app.progress(orderId, PADDING_BYTES);
     // Paced, as a real source is: lets the fast path write between events.
     await new Promise((r) => setImmediate(r));
     if (overflowAt === undefined && app.bus.stats.overflows[policy] > 0) overflowAt = i;
@@ -95,6 +95,7 @@ function fromSse(m: SseMessage): Seen[] {
   const data = () => JSON.parse(m.data) as Record<string, unknown>;
   switch (m.event) {
     case 'status':
+    case 'tracking':
       return [{ kind: 'event', seq: Number(data().seq) }];
     case 'skipped': {
       const s = data();
@@ -111,7 +112,9 @@ function fromSse(m: SseMessage): Seen[] {
 
 function fromSocket(e: { event: string; payload: unknown }): Seen[] {
   const p = e.payload as Record<string, unknown>;
-  if (e.event === 'status') return [{ kind: 'event', seq: Number(p.seq) }];
+  if (e.event === 'status' || e.event === 'tracking') {
+    return [{ kind: 'event', seq: Number(p.seq) }];
+  }
   if (e.event === 'skipped') {
     return [{ kind: 'skipped', fromSeq: Number(p.fromSeq), toSeq: Number(p.toSeq) }];
   }

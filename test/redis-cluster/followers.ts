@@ -255,18 +255,23 @@ class SocketFollower extends BaseFollower {
     return new Promise((resolve) => {
       const poll = () => {
         for (const r of this.client.received.slice(taken)) {
-          if (r.type === 'status' && r.event.orderId === this.orderId) this.record(r);
-          else if (r.type === 'reset' && r.reset.snapshot.orderId === this.orderId) {
+          if ((r.type === 'status' || r.type === 'tracking') && r.event.orderId === this.orderId) {
+            this.record(r);
+          } else if (r.type === 'reset' && r.reset.snapshot.orderId === this.orderId) {
             this.record(r);
           } else if (r.type === 'end' && r.end.orderId === this.orderId) {
-            this.client.socket.off('status', poll).off('reset', poll).off('end', poll);
+            this.client.socket
+              .off('status', poll)
+              .off('tracking', poll)
+              .off('reset', poll)
+              .off('end', poll);
             return resolve(r.end.reason === StreamEndReason.Completed);
           }
         }
         taken = this.client.received.length;
       };
       // The recording client logs first (its listeners were added first), then this runs.
-      this.client.socket.on('status', poll).on('reset', poll).on('end', poll);
+      this.client.socket.on('status', poll).on('tracking', poll).on('reset', poll).on('end', poll);
       poll();
     });
   }

@@ -157,8 +157,7 @@ describe('auth state shared by two instances', () => {
     }
     const grpc = await attemptsA.run('grpc-publish', 'r1', writer);
     expect(grpc.status).toBe(GrpcCode.RESOURCE_EXHAUSTED);
-    // Another publisher has its own bucket (`paid` after `shipped` is refused, but for
-    // the order's life cycle, not for the rate).
+    // Another publisher has its own bucket (its tracking update is not refused for the rate).
     expect((await attemptsB.run('publish', 'r1', b.defaultToken)).code).not.toBe(
       ErrorCode.ResourceExhausted,
     );

@@ -110,10 +110,10 @@ describe('SSE transport', () => {
     await app.createOrder(
       'sse-old',
       OrderStatus.Paid,
-      OrderStatus.Paid,
-      OrderStatus.Paid,
-      OrderStatus.Paid,
       OrderStatus.Packed,
+      OrderStatus.Shipped,
+      'tracking',
+      OrderStatus.OutForDelivery,
     );
     for (const proto of ['h1', 'h2'] as const) {
       const s = await open[proto]('/v1/orders/sse-old/stream?after=1');
@@ -122,7 +122,11 @@ describe('SSE transport', () => {
       expect(reset?.id).toBe('6');
       expect(JSON.parse(reset?.data ?? '')).toEqual({
         reason: 'beyond_retention',
-        snapshot: expect.objectContaining({ orderId: 'sse-old', status: 'packed', lastSeq: 6 }),
+        snapshot: expect.objectContaining({
+          orderId: 'sse-old',
+          status: 'out_for_delivery',
+          lastSeq: 6,
+        }),
       });
       expect(s.events()).toEqual([]);
     }
@@ -181,10 +185,13 @@ describe('SSE transport', () => {
     const es = authorizedEventSource(`${app.httpUrl}/v1/orders/sse-age/stream`);
     const seen: number[] = [];
     const ends: string[] = [];
-    es.addEventListener('status', (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
+    // Status changes and tracking updates share the seqs: a client listens to both.
+    for (const name of ['status', 'tracking']) {
+      es.addEventListener(name, (e) => seen.push((JSON.parse(e.data) as { seq: number }).seq));
+    }
     es.addEventListener('end', (e) => ends.push((JSON.parse(e.data) as { reason: string }).reason));
     for (let i = 0; i < 30; i++) {
-      await app.publish('sse-age', OrderStatus.Paid);
+      await app.progress('sse-age');
       await new Promise((r) => setTimeout(r, 40));
     }
     await app.publish('sse-age', OrderStatus.Delivered);
@@ -214,7 +221,7 @@ describe('SSE transport', () => {
     const total = 300;
     // Paced, as a real source is: a burst in one tick would overflow any consumer.
     for (let i = 0; i < total; i++) {
-      await app.publish('sse-slow', OrderStatus.Created, 60 * 1024);
+      await app.progress('sse-slow', 60 * 1024);
       await new Promise((r) => setTimeout(r, 1));
     }
     await fast.waitFor(
@@ -233,7 +240,7 @@ describe('SSE transport', () => {
     await app.createOrder('sse-race');
     const clients: SseStream[] = [];
     const publishing = (async () => {
-      for (let i = 0; i < 60; i++) await app.publish('sse-race', OrderStatus.Created);
+      for (let i = 0; i < 60; i++) await app.progress('sse-race');
     })();
     for (let i = 0; i < 10; i++)
       clients.push(await open[i % 2 ? 'h2' : 'h1'](`/v1/orders/sse-race/stream?after=${i}`));

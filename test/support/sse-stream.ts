@@ -9,7 +9,7 @@ export interface SseStream {
   readonly status: number;
   readonly headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>;
   readonly messages: SseMessage[];
-  /** Parsed `status` events' payloads. */
+  /** Parsed `status` and `tracking` events' payloads (one seq sequence), in order. */
   events(): { orderId: string; seq: number; status: string; publishedAtUs: number }[];
   /** The raw non-SSE body (error responses). */
   readonly body: () => string;
@@ -39,7 +39,7 @@ function makeStream(): {
       body: () => raw,
       events: () =>
         messages
-          .filter((m) => m.event === 'status')
+          .filter((m) => m.event === 'status' || m.event === 'tracking')
           .map((m) => JSON.parse(m.data) as ReturnType<SseStream['events']>[number]),
       waitFor: (predicate, what, timeoutMs = 5_000) =>
         waitFor(() => predicate(messages), what, timeoutMs).then(() => undefined),

@@ -1,12 +1,21 @@
 import 'reflect-metadata';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import {
+  acceptsTracking,
+  OrderStatus,
+  type OrderEvent,
+  type OrderStatusChanged,
+  type TrackingUpdated,
+} from '@app/contracts';
 import { OrderStore, type OrderStore as Store } from '@app/event-bus';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startApp, type RunningApp } from '../../apps/order-status/src/bootstrap';
 import type { ClaimsOptions } from '../../libs/auth/src/testing/token-fixtures';
 import { bearer, DEFAULT_TEST_TOKEN, testAuthEnv, testToken } from './auth';
+
+/** One step of a scripted order: a status change, or a tracking update. */
+export type Step = OrderStatus | 'tracking';
 
 export interface TestApp extends RunningApp {
   readonly store: Store;
@@ -15,14 +24,21 @@ export interface TestApp extends RunningApp {
   readonly grpcAddress: string;
   /** Publishes through the store, as the REST/gRPC publish APIs do. */
   publish(orderId: string, status: OrderStatus, paddingBytes?: number): Promise<OrderStatusChanged>;
-  /** Creates an order and moves it through `statuses` (after `created`). */
-  createOrder(orderId: string, ...statuses: OrderStatus[]): Promise<OrderStatusChanged[]>;
+  /**
+   * Publishes the order's next event without finishing it: the next status up to
+   * `shipped`, then tracking updates. One event (one seq) per call, so a test can make
+   * as many events as it needs, as the simulator's steady schedule does.
+   */
+  progress(orderId: string, paddingBytes?: number): Promise<OrderEvent>;
+  /** Publishes a tracking update (the order must be shipped or out for delivery). */
+  track(orderId: string, paddingBytes?: number): Promise<TrackingUpdated>;
+  /**
+   * Creates an order and moves it through `steps` (after `created`): statuses, or
+   * `'tracking'` for a tracking update (once the order is shipped).
+   */
+  createOrder(orderId: string, ...steps: Step[]): Promise<OrderEvent[]>;
   /** Creates an order owned by `ownerId` (a customer's token subject). */
-  createOwnedOrder(
-    orderId: string,
-    ownerId: string,
-    ...statuses: OrderStatus[]
-  ): Promise<OrderStatusChanged[]>;
+  createOwnedOrder(orderId: string, ownerId: string, ...steps: Step[]): Promise<OrderEvent[]>;
   /** Mints a token the service accepts (default: subject `support`, read:any + write). */
   token(o?: ClaimsOptions): string;
   /** The default "support / load test" token every helper sends unless told otherwise. */
@@ -54,6 +70,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const store = running.app.get(OrderStore);
   const publish = (orderId: string, status: OrderStatus, paddingBytes?: number) =>
     store.publish({ orderId, status, paddingBytes });
+  let tracked = 0;
+  const track = (orderId: string, paddingBytes?: number) =>
+    store.publishTracking({ orderId, ...testTracking(++tracked), paddingBytes });
   return {
     ...running,
     store,
@@ -61,18 +80,50 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     httpsUrl: `https://127.0.0.1:${running.ports.https}`,
     grpcAddress: `127.0.0.1:${running.ports.grpc}`,
     publish,
-    createOrder: async (orderId, ...statuses) => {
-      const out = [await publish(orderId, OrderStatus.Created)];
-      for (const s of statuses) out.push(await publish(orderId, s));
+    track,
+    progress: async (orderId, paddingBytes) => {
+      const status = (await store.getSnapshot(orderId))?.status;
+      if (status !== undefined && acceptsTracking(status)) return track(orderId, paddingBytes);
+      return publish(orderId, towardShipped(status), paddingBytes);
+    },
+    createOrder: async (orderId, ...steps) => {
+      const out: OrderEvent[] = [await publish(orderId, OrderStatus.Created)];
+      for (const s of steps)
+        out.push(await (s === 'tracking' ? track(orderId) : publish(orderId, s)));
       return out;
     },
-    createOwnedOrder: async (orderId, ownerId, ...statuses) => {
-      const out = [await store.publish({ orderId, status: OrderStatus.Created, ownerId })];
-      for (const s of statuses) out.push(await publish(orderId, s));
+    createOwnedOrder: async (orderId, ownerId, ...steps) => {
+      const out: OrderEvent[] = [
+        await store.publish({ orderId, status: OrderStatus.Created, ownerId }),
+      ];
+      for (const s of steps)
+        out.push(await (s === 'tracking' ? track(orderId) : publish(orderId, s)));
       return out;
     },
     token: (o = {}) => testToken(o),
     defaultToken: DEFAULT_TEST_TOKEN,
     authHeaders: bearer(),
+  };
+}
+
+/** The status after `status` on the way to `shipped` (where tracking updates begin). */
+function towardShipped(status: OrderStatus | undefined): OrderStatus {
+  switch (status) {
+    case undefined:
+      return OrderStatus.Created;
+    case OrderStatus.Created:
+      return OrderStatus.Paid;
+    case OrderStatus.Paid:
+      return OrderStatus.Packed;
+    default:
+      return OrderStatus.Shipped;
+  }
+}
+
+/** The n-th test tracking update: a position that moves a little, an ETA an hour ahead. */
+export function testTracking(n: number): { location: { lat: number; lon: number }; etaMs: number } {
+  return {
+    location: { lat: 48 + (n % 100) / 1000, lon: 11 + (n % 100) / 1000 },
+    etaMs: Date.now() + 3_600_000,
   };
 }

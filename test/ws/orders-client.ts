@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import type { OrderStatusChanged, StreamReset } from '@app/contracts';
+import type { OrderEvent, OrderStatusChanged, StreamReset, TrackingUpdated } from '@app/contracts';
 import {
   ORDERS_NAMESPACE,
   type ClientToServerEvents,
@@ -18,6 +18,7 @@ export type TransportName = 'websocket' | 'polling';
 export type Received =
   | { readonly type: 'ack'; readonly ack: SubscribeAck }
   | { readonly type: 'status'; readonly event: OrderStatusChanged }
+  | { readonly type: 'tracking'; readonly event: TrackingUpdated }
   | { readonly type: 'reset'; readonly reset: StreamReset }
   | { readonly type: 'end'; readonly end: StreamEnd };
 
@@ -39,6 +40,8 @@ export interface RecordingClient {
   readonly received: Received[];
   /** The `status` events of one order, in arrival order. */
   statuses(orderId: string): OrderStatusChanged[];
+  /** The `status` and `tracking` events of one order (one seq sequence), in arrival order. */
+  events(orderId: string): OrderEvent[];
   /** Waits (bounded) until `check(received)` holds. */
   until(
     check: (received: Received[]) => boolean,
@@ -69,6 +72,7 @@ export class ClientPool {
     this.sockets.push(socket);
     const received: Received[] = [];
     socket.on('status', (event) => received.push({ type: 'status', event }));
+    socket.on('tracking', (event) => received.push({ type: 'tracking', event }));
     socket.on('reset', (reset) => received.push({ type: 'reset', reset }));
     socket.on('end', (end) => received.push({ type: 'end', end }));
     await connected(socket);
@@ -78,6 +82,12 @@ export class ClientPool {
       statuses: (orderId) =>
         received.flatMap((r) =>
           r.type === 'status' && r.event.orderId === orderId ? [r.event] : [],
+        ),
+      events: (orderId) =>
+        received.flatMap((r) =>
+          (r.type === 'status' || r.type === 'tracking') && r.event.orderId === orderId
+            ? [r.event]
+            : [],
         ),
       until: async (check, message, timeoutMs) => {
         await waitFor(() => check(received), message, timeoutMs);
@@ -118,7 +128,12 @@ export function ended(orderId: string): (received: Received[]) => boolean {
 /** True once an event of `orderId` with seq >= `seq` is in the log. */
 export function reached(orderId: string, seq: number): (received: Received[]) => boolean {
   return (received) =>
-    received.some((r) => r.type === 'status' && r.event.orderId === orderId && r.event.seq >= seq);
+    received.some(
+      (r) =>
+        (r.type === 'status' || r.type === 'tracking') &&
+        r.event.orderId === orderId &&
+        r.event.seq >= seq,
+    );
 }
 
 /** The log of one order: its ack, statuses as seqs, resets and end, in arrival order. */
@@ -129,6 +144,8 @@ export function timeline(received: Received[], orderId: string): string[] {
         return r.ack.ok && r.ack.orderId === orderId ? [`ack:${r.ack.lastSeq}`] : [];
       case 'status':
         return r.event.orderId === orderId ? [`${r.event.seq}:${r.event.status}`] : [];
+      case 'tracking':
+        return r.event.orderId === orderId ? [`${r.event.seq}:tracking`] : [];
       case 'reset':
         return r.reset.snapshot.orderId === orderId
           ? [`reset:${r.reset.reason}:${r.reset.snapshot.lastSeq}`]

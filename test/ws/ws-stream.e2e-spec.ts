@@ -5,6 +5,8 @@ import { ClientPool, ended, reached, timeline, type TransportName } from './orde
 
 const { Created, Paid, Packed, Shipped, OutForDelivery, Delivered } = OrderStatus;
 
+const repeat = <T>(x: T, n: number): T[] => Array.from({ length: n }, () => x);
+
 describe('socket.io /orders: delivery, resume and subscriptions', () => {
   let app: TestApp | undefined;
   const pool = new ClientPool();
@@ -31,8 +33,8 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
       expect(c.socket.io.engine.transport.name).toBe(transport);
 
       expect(await c.subscribe('o-1')).toEqual({ ok: true, orderId: 'o-1', lastSeq: 2 });
-      for (const s of [Packed, Shipped, Shipped, OutForDelivery, Delivered]) {
-        await app.publish('o-1', s);
+      for (const s of [Packed, Shipped, 'tracking', OutForDelivery, Delivered] as const) {
+        await (s === 'tracking' ? app.track('o-1') : app.publish('o-1', s));
       }
       await c.until(ended('o-1'), 'end of o-1');
 
@@ -42,7 +44,7 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
         '2:paid',
         '3:packed',
         '4:shipped',
-        '5:shipped',
+        '5:tracking',
         '6:out_for_delivery',
         '7:delivered',
         'end:completed',
@@ -82,7 +84,7 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
   it('a resume point older than retention gets a reset with the snapshot, then live events', async () => {
     const app = await start({ BUS_RING_SIZE: '4' });
     // seq 1..8; the ring keeps 5..8.
-    await app.createOrder('o-4', Paid, Packed, Shipped, Shipped, Shipped, Shipped, Shipped);
+    await app.createOrder('o-4', Paid, Packed, Shipped, ...repeat<'tracking'>('tracking', 4));
     const c = await pool.connect(app.httpUrl);
 
     await c.subscribe('o-4', 2);
@@ -110,9 +112,9 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
     await d.until(ended('o-4'), 'end of o-4 (second client)');
     expect(timeline(d.received, 'o-4')).toEqual([
       'ack:9',
-      '6:shipped',
-      '7:shipped',
-      '8:shipped',
+      '6:tracking',
+      '7:tracking',
+      '8:tracking',
       '9:delivered',
       'end:completed',
     ]);
@@ -146,7 +148,7 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
       // travelling through the socket and with bus.open() and the ack on the server.
       const publisher = (async () => {
         for (let k = 0; k < BURST; k++) {
-          await app.publish(orderId, Shipped);
+          await app.track(orderId);
           await new Promise((r) => setImmediate(r));
         }
       })();
@@ -161,7 +163,7 @@ describe('socket.io /orders: delivery, resume and subscriptions', () => {
     expect(raced).toBeGreaterThan(0);
     expect(app.bus.stats.overflows.conflate).toBe(0);
     for (const [orderId, afterSeq] of expected) {
-      const seqs = c.statuses(orderId).map((e) => e.seq);
+      const seqs = c.events(orderId).map((e) => e.seq);
       const last = 3 + BURST + 1;
       const want = Array.from({ length: last - afterSeq }, (_, k) => afterSeq + 1 + k);
       expect({ orderId, seqs }).toEqual({ orderId, seqs: want });
