@@ -6,6 +6,7 @@ export * from './publish-status.dto';
 export * from './publish-tracking.dto';
 export * from './subscribe.dto';
 export * from './proto-codec';
+export * from './encode-once';
 export * from './proto-path';
 export * from './grpc-trailers';
 export * from './idempotency-key';

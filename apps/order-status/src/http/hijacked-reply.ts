@@ -40,7 +40,17 @@ export function endHijacked(
     res.end();
     return;
   }
-  const json = JSON.stringify(body);
+  endHijackedJson(reply, status, JSON.stringify(body), own);
+}
+
+/** endHijacked with a body already serialized to JSON (a long-poll answer built from cached parts). */
+export function endHijackedJson(
+  reply: FastifyReply,
+  status: number,
+  json: string,
+  own: HeadHeaders = {},
+): void {
+  const res = reply.raw;
   res.writeHead(
     status,
     hijackedHead(reply, {

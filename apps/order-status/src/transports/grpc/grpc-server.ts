@@ -8,6 +8,7 @@ import {
 } from '@app/contracts';
 import type { AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
+import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /**
  * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
@@ -105,13 +106,13 @@ export function grpcServerOptions(
       'grpc.max_connection_age_grace_ms': g.maxConnectionAgeGraceMs,
     },
     // Called by Nest once the server is bound and before the service's handlers are
-    // added (ServerGrpc.loadProto receives the server it created in createClient).
-    ...(discovery
-      ? {
-          onLoadPackageDefinition: (pkg: PackageDefinition, server: Server) =>
-            discovery.register(pkg, server),
-        }
-      : {}),
+    // added (ServerGrpc.loadProto receives the server it created in createClient):
+    // Subscribe's serializer learns to pass pre-encoded events through, and discovery
+    // adds health and reflection.
+    onLoadPackageDefinition: (pkg: PackageDefinition, server: Server) => {
+      SUBSCRIBE_ENCODING.install(pkg);
+      discovery?.register(pkg, server);
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 import { Observable } from 'rxjs';
 import type { Principal } from '@app/auth';
-import { cursorAfter, StreamEndReason, streamItemToProto, type StreamItem } from '@app/contracts';
+import { cursorAfter, StreamEndReason, type StreamItem } from '@app/contracts';
 import type { StreamConnections } from '../../connections/stream-connections.service';
 import { grpcCallPort } from './grpc-connection-port';
 import type { SubscribeCall } from './grpc-messages';
 import { streamEndError } from './grpc-status';
+import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /** The bus and metrics label of this transport. */
 export const GRPC_TRANSPORT = 'grpc';
@@ -51,7 +52,7 @@ export function subscribeStream(
           write: (item: StreamItem) => {
             if (ctx.closed) return false;
             lastSeq = cursorAfter(item);
-            return call.write(streamItemToProto(item));
+            return call.write(SUBSCRIBE_ENCODING.message(item));
           },
           onDrain: (resume) => {
             pendingDrain = () => {

@@ -1,7 +1,14 @@
 import type { FastifyReply } from 'fastify';
-import { cursorAfter, type NamedEvent, type StreamReset, type StreamSkipped } from '@app/contracts';
+import {
+  cursorAfter,
+  EncodeOnce,
+  type NamedEvent,
+  type StreamItem,
+  type StreamReset,
+  type StreamSkipped,
+} from '@app/contracts';
 import type { PollResult } from '@app/event-bus';
-import { endHijacked } from '../../http/hijacked-reply';
+import { endHijacked, endHijackedJson } from '../../http/hijacked-reply';
 
 /**
  * A 200 answer: what came after `after`, and the cursor to send next time.
@@ -61,6 +68,40 @@ export function pollBody(orderId: string, after: number, result: PollResult): Po
 }
 
 /**
+ * The JSON of one `events` element (`{"type":"status",...}`), made once for every poll
+ * that carries the event.
+ */
+export const POLL_EVENT_JSON = new EncodeOnce<string>({
+  encode: (item) => JSON.stringify(namedEvent(item)),
+  sizeOf: (json) => json.length,
+});
+
+function namedEvent(item: StreamItem): NamedEvent | undefined {
+  if (item.kind === 'event') return { type: 'status', ...item.event };
+  if (item.kind === 'tracking') return { type: 'tracking', ...item.tracking };
+  return undefined;
+}
+
+/**
+ * `JSON.stringify(body)` with each event's JSON from POLL_EVENT_JSON: the same text, key
+ * for key (PollBody's order: orderId, events, reset, skipped, next, completed), with only
+ * the per-poll parts serialized per request. `items` are those `body` was made from.
+ */
+export function pollBodyJson(body: PollBody, items: readonly StreamItem[]): string {
+  const events: string[] = [];
+  for (const item of items) {
+    if (events.length === body.events.length) break;
+    if (item.kind === 'event' || item.kind === 'tracking') events.push(POLL_EVENT_JSON.get(item));
+  }
+  return (
+    `{"orderId":${JSON.stringify(body.orderId)},"events":[${events.join(',')}]` +
+    (body.reset !== undefined ? `,"reset":${JSON.stringify(body.reset)}` : '') +
+    (body.skipped !== undefined ? `,"skipped":${JSON.stringify(body.skipped)}` : '') +
+    `,"next":${body.next},"completed":${body.completed}}`
+  );
+}
+
+/**
  * 200 with the batch and the next cursor, or 204 when nothing came within the wait,
  * written on the hijacked reply.
  */
@@ -78,5 +119,6 @@ export function answer(
     endHijacked(reply, 204, undefined, { 'cache-control': 'no-store', ...retryAfter });
     return;
   }
-  endHijacked(reply, 200, pollBody(orderId, after, result), { 'cache-control': 'no-store' });
+  const body = pollBodyJson(pollBody(orderId, after, result), items);
+  endHijackedJson(reply, 200, body, { 'cache-control': 'no-store' });
 }

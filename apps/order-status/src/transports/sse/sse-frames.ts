@@ -1,4 +1,4 @@
-import { cursorAfter, type StreamEndReason, type StreamItem } from '@app/contracts';
+import { cursorAfter, EncodeOnce, type StreamEndReason, type StreamItem } from '@app/contracts';
 
 /**
  * SSE wire format (WHATWG HTML, "Server-sent events"). Every frame carries `id:` = the
@@ -19,6 +19,15 @@ export function itemFrame(item: StreamItem): string {
       return `id: ${id}\nevent: skipped\ndata: ${JSON.stringify(item.skipped)}\n\n`;
   }
 }
+
+/**
+ * Each event's frame as UTF-8 bytes, made once for every stream that carries the event:
+ * `res.write()` of a string encodes it per stream, a Buffer is written as it is.
+ */
+export const SSE_FRAMES = new EncodeOnce<Buffer>({
+  encode: (item) => Buffer.from(itemFrame(item), 'utf8'),
+  sizeOf: (frame) => frame.length,
+});
 
 /** Tells the client why the stream ends; `completed` means "do not reconnect". */
 export function endFrame(reason: StreamEndReason): string {

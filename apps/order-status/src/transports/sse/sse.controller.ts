@@ -36,13 +36,13 @@ import {
 } from '../../openapi/api-decorators';
 import { SSE_STREAM_DESCRIPTION } from '../../openapi/stream-descriptions';
 import type { AppConfig } from '../../config/app-config';
-import { endFrame, itemFrame, retryFrame } from './sse-frames';
+import { endFrame, retryFrame, SSE_FRAMES } from './sse-frames';
 import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
 
 /** The part of http.ServerResponse / http2 Http2ServerResponse this controller uses. */
 interface RawResponse {
   writeHead(status: number, headers: HeadHeaders): unknown;
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   end(chunk?: string): unknown;
   once(event: 'drain', listener: () => void): unknown;
   readonly writableEnded: boolean;
@@ -188,7 +188,7 @@ class SseWriter {
         this.sendHead();
         // This stream needs no heartbeat this period.
         if (this.beat !== undefined) this.beat.active = true;
-        return this.res.write(itemFrame(item));
+        return this.res.write(SSE_FRAMES.get(item));
       },
       onDrain: (resume) => this.res.once('drain', resume),
       end: (reason, retryAfterMs) => {

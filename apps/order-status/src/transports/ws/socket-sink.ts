@@ -2,6 +2,7 @@ import { type StreamEndReason, type StreamItem } from '@app/contracts';
 import type { DeliverySink } from '@app/event-bus';
 import type { EngineBackpressure } from './engine-backpressure';
 import type { OrdersSocket } from './orders-ws.events';
+import { socketPackets } from './socket-packets';
 
 /**
  * Delivers one order's stream to a socket: `status` per status change, `tracking` per
@@ -90,6 +91,8 @@ export class SocketSink implements DeliverySink {
   }
 
   private send(item: StreamItem): void {
+    // Events: the namespace's one encoding, shared by every socket that gets the event.
+    if (socketPackets(this.socket)?.write(this.socket, item) === true) return;
     switch (item.kind) {
       case 'event':
         this.socket.emit('status', item.event);
