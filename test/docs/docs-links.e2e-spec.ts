@@ -1,5 +1,7 @@
+import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { describeConfig } from '../../apps/order-status/src/config/app-config';
 import { markdownAnchors, markdownLinks } from './markdown-links';
 
 const ROOT = resolve(__dirname, '../..');
@@ -72,6 +74,22 @@ describe('documents', () => {
     expect(ci.some((l) => l.startsWith('npm ci'))).toBe(true);
     expect(commands).toContain('npm ci && npm test');
     expect(commands).toContain('npm ci && npm start');
+  });
+});
+
+/** Names with the prefix of a configuration section, e.g. `REDIS_HISTORY_SIZE`. */
+const CONFIG_LIKE =
+  /\b((?:HTTPS?|HTTP2|GRPC|WS|SSE|LONG_POLL|BUS|STREAM|SIMULATOR|AUTH|LIMIT|REDIS|SHUTDOWN|TLS|LOG|IDEMPOTENCY|ADMIN|DOCS)_[A-Z0-9_]+)\b/g;
+
+describe('configuration variables in the documents', () => {
+  const known = new Set(describeConfig().map((v) => v.name));
+
+  it.each(documents())('%s names only variables the service reads', (file) => {
+    // A variable renamed or removed in the code leaves prose that tells readers to set
+    // something that does nothing.
+    const source = readFileSync(join(ROOT, file), 'utf8');
+    const unknown = [...source.matchAll(CONFIG_LIKE)].map((m) => m[1]).filter((n) => !known.has(n));
+    expect([...new Set(unknown)]).toEqual([]);
   });
 });
 
