@@ -3,6 +3,7 @@ import { request } from 'undici';
 import {
   eventFromProto,
   PROTO_STATUS,
+  type OrderEvent,
   type OrderStatus,
   type OrderStatusChanged,
   type ProtoOrderStatusChanged,
@@ -14,7 +15,7 @@ import { bearer, DEFAULT_TEST_TOKEN } from '../support/auth';
 export interface PublishAnswer {
   /** 'ok', or the error code (`unavailable`, `failed_precondition`, ...). */
   readonly code: string;
-  readonly event?: OrderStatusChanged;
+  readonly event?: OrderEvent;
   /** The service said this answers an earlier request with the same key. */
   readonly replayed: boolean;
   /** The error message (checked for echoes of the client's input). */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderEvent, OrderStatus, OrderStatusChanged } from '@app/contracts';
-import { restPublisher, type Publisher } from '../idempotency/publishers';
+import { request } from 'undici';
+import type { OrderEvent, OrderStatus } from '@app/contracts';
+import { restPublisher, type Publisher, type PublishAnswer } from '../idempotency/publishers';
+import { bearer } from '../support/auth';
 import type { RedisCluster } from '../support/redis-cluster';
 import type { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -21,15 +23,19 @@ export class RetryingPublisher {
   /** Attempts answered with an error (503 while the cluster fails over). */
   retried = 0;
 
-  constructor(app: TestApp) {
+  constructor(private readonly app: TestApp) {
     this.rest = restPublisher(app.httpUrl);
   }
 
-  async publish(orderId: string, status: OrderStatus): Promise<OrderStatusChanged> {
+  /** A status change, or (`'tracking'`) a tracking update of a shipped order. */
+  async publish(orderId: string, status: OrderStatus | 'tracking'): Promise<OrderEvent> {
     const key = randomUUID();
     let last = '';
     for (const deadline = Date.now() + PUBLISH_GIVE_UP_MS; Date.now() < deadline;) {
-      const answer = await this.rest.publish({ orderId, status, key });
+      const answer =
+        status === 'tracking'
+          ? await this.track(orderId, key)
+          : await this.rest.publish({ orderId, status, key });
       if (answer.code === 'ok' && answer.event) return answer.event;
       if (answer.code !== 'unavailable') {
         throw new Error(`publish ${orderId} ${status}: ${answer.code} ${answer.message ?? ''}`);
@@ -39,6 +45,22 @@ export class RetryingPublisher {
       await new Promise((r) => setTimeout(r, PUBLISH_RETRY_MS));
     }
     throw new Error(`publish ${orderId} ${status}: still unavailable (${last})`);
+  }
+
+  /** `POST /v1/orders/:orderId/tracking` with `Idempotency-Key`: one fixed update per key. */
+  private async track(orderId: string, key: string): Promise<PublishAnswer> {
+    const res = await request(`${this.app.httpUrl}/v1/orders/${orderId}/tracking`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key, ...bearer() },
+      body: JSON.stringify({ location: { lat: 52.5, lon: 13.4 }, etaMs: 1_900_000_000_000 }),
+    });
+    const body = (await res.body.json()) as
+      OrderEvent | { error: { code: string; message: string } };
+    const replayed = res.headers['idempotent-replayed'] === 'true';
+    if ('error' in body) {
+      return { ...body.error, replayed, wireStatus: res.statusCode };
+    }
+    return { code: 'ok', event: body, replayed, wireStatus: res.statusCode };
   }
 }
 

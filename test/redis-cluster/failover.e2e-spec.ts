@@ -1,4 +1,4 @@
-import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { OrderStatus, type OrderEvent } from '@app/contracts';
 import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { RedisCluster } from '../support/redis-cluster';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -12,7 +12,7 @@ import {
 } from './cluster-support';
 import { followOnEveryTransport, type Follower } from './followers';
 
-const { Created, OutForDelivery, Delivered } = OrderStatus;
+const { Created, Shipped, Delivered } = OrderStatus;
 /** @default 500 rounds at most in one publishing run (a bound, not a target) */
 const MAX_ROUNDS = 500;
 
@@ -58,7 +58,10 @@ describe('Redis Cluster failover under running streams', () => {
   /** Orders on every master, created, with followers on both instances on every transport. */
   async function streaming(prefix: string): Promise<{ orderId: string; master: number }[]> {
     const orders = await ordersOnEveryMaster(cluster, prefix);
-    for (const { orderId } of orders) await publisher.publish(orderId, Created);
+    for (const { orderId } of orders) {
+      await publisher.publish(orderId, Created);
+      await publisher.publish(orderId, Shipped);
+    }
     for (const { orderId } of orders) {
       followers.push(
         ...(await followOnEveryTransport({ httpUrl: a.httpUrl, grpc: grpcA, pool }, orderId)),
@@ -77,7 +80,7 @@ describe('Redis Cluster failover under running streams', () => {
     const run = { rounds: 0, stopped: false, done: Promise.resolve() };
     run.done = (async () => {
       while (!run.stopped && run.rounds < MAX_ROUNDS) {
-        await Promise.all(orderIds.map((id) => publisher.publish(id, OutForDelivery)));
+        await Promise.all(orderIds.map((id) => publisher.publish(id, 'tracking')));
         run.rounds++;
       }
     })();
@@ -152,10 +155,10 @@ describe('Redis Cluster failover under running streams', () => {
     // Make the loss certain rather than a matter of timing: the replica is frozen and cut
     // off, the master acknowledges (and delivers) events only it has, then dies.
     cluster.pause(replica);
-    const lost: OrderStatusChanged[] = [];
+    const lost: OrderEvent[] = [];
     try {
       await cluster.command(shard.master, 'CLIENT', 'KILL', 'TYPE', 'replica');
-      for (let i = 0; i < 3; i++) lost.push(await a.publish(shard.victim, OutForDelivery));
+      for (let i = 0; i < 3; i++) lost.push(await a.track(shard.victim));
       await cluster.kill(shard.master);
     } finally {
       cluster.resume(replica);
@@ -167,7 +170,7 @@ describe('Redis Cluster failover under running streams', () => {
 
     // Redis really lost those events: their seqs now hold other events.
     const history = (await a.store.readHistory(shard.victim, 0)) ?? [];
-    const kept = (e: OrderStatusChanged) =>
+    const kept = (e: OrderEvent) =>
       history.some((h) => h.seq === e.seq && h.publishedAtUs === e.publishedAtUs);
     expect(lost.filter(kept)).toEqual([]);
     const problems = await finish(ids);

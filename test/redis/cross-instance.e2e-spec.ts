@@ -1,7 +1,7 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { bearer } from '../support/auth';
 import { request } from 'undici';
-import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { OrderStatus, type OrderEvent } from '@app/contracts';
 import {
   collect,
   orderStatusClient,
@@ -10,7 +10,7 @@ import {
 } from '../grpc/grpc-test-client';
 import { openSseH1, type SseStream } from '../support/sse-stream';
 import { RedisServer } from '../support/redis-server';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type Step, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { ClientPool, ended, timeline } from '../ws/orders-client';
 
@@ -92,14 +92,15 @@ describe('two instances sharing Redis', () => {
     await sseB.waitFor((m) => m.some((x) => x.event === 'status'), 'the replayed created event');
     await waitFor(() => grpc.items.length === 1, 'gRPC replay');
 
-    const script = [
+    const script: Step[] = [
       Paid,
       Packed,
       Shipped,
-      ...Array<OrderStatus>(20).fill(OutForDelivery),
+      OutForDelivery,
+      ...Array.from({ length: 19 }, () => 'tracking' as const),
       Delivered,
     ];
-    for (const s of script) await a.publish('x1', s);
+    for (const s of script) await (s === 'tracking' ? a.track('x1') : a.publish('x1', s));
     const all = range(1, script.length + 1);
 
     await sseB.ended;
@@ -127,7 +128,8 @@ describe('two instances sharing Redis', () => {
     onA.close();
     // Published while the client is between instances; B's 4-event ring cannot cover
     // them all, so B reads Redis history.
-    for (let i = 0; i < 8; i++) await a.publish('x2', Shipped);
+    await a.publish('x2', Shipped);
+    for (let i = 0; i < 7; i++) await a.track('x2');
 
     const sseB = await sse(b, '/v1/orders/x2/stream', { 'last-event-id': String(lastSeen) });
     const grpc = collect(grpcB.subscribe({ orderId: 'x2', afterSeq: lastSeen }));
@@ -140,21 +142,38 @@ describe('two instances sharing Redis', () => {
   });
 
   it('concurrent REST publishes to one order through both instances: unique, gap-free seqs', async () => {
-    await a.createOrder('x3');
-    const sseB = await sse(b, '/v1/orders/x3/stream?after=1');
-    const post = (app: TestApp) =>
-      request(`${app.httpUrl}/v1/orders/x3/status`, {
+    await a.createOrder('x3', Shipped);
+    const sseB = await sse(b, '/v1/orders/x3/stream?after=2');
+    const post = (app: TestApp, i: number) =>
+      request(`${app.httpUrl}/v1/orders/x3/tracking`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...bearer() },
-        body: JSON.stringify({ status: Shipped }),
+        body: JSON.stringify({ location: { lat: 1, lon: 2 }, etaMs: i }),
       }).then(async (res) => {
         expect(res.statusCode).toBe(201);
-        return (await res.body.json()) as OrderStatusChanged;
+        return (await res.body.json()) as OrderEvent;
       });
-    const published = await Promise.all(range(1, 60).map((i) => post(i % 2 ? a : b)));
+    const published = await Promise.all(range(1, 60).map((i) => post(i % 2 ? a : b, i)));
     const seqs = published.map((e) => e.seq).sort((x, y) => x - y);
-    expect(seqs).toEqual(range(2, 61));
+    expect(seqs).toEqual(range(3, 62));
     await sseB.waitFor(() => sseB.events().length === 60, 'all 60 events on B');
-    expect(sseB.events().map((e) => e.seq)).toEqual(range(2, 61));
+    expect(sseB.events().map((e) => e.seq)).toEqual(range(3, 62));
+  });
+
+  it('the same status through both instances at once: one event, the rest 409', async () => {
+    await a.createOrder('x4');
+    const post = (app: TestApp) =>
+      request(`${app.httpUrl}/v1/orders/x4/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer() },
+        body: JSON.stringify({ status: Paid }),
+      }).then(async (res) => {
+        await res.body.dump();
+        return res.statusCode;
+      });
+    const codes = await Promise.all(range(1, 10).map((i) => post(i % 2 ? a : b)));
+    expect(codes.filter((c) => c === 201)).toHaveLength(1);
+    expect(codes.filter((c) => c === 409)).toHaveLength(9);
+    expect(await a.store.getSnapshot('x4')).toMatchObject({ lastSeq: 2, status: Paid });
   });
 });

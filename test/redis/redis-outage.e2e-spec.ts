@@ -135,7 +135,7 @@ describe.each([
 
       if (persistent) {
         // Published while B is still cut off: B gets these from Redis history only.
-        for (let i = 0; i < 5; i++) await a.publish('r1', Shipped); // 4..8
+        for (let i = 0; i < 5; i++) await a.track('r1'); // 4..8
         gateB.open();
         await waitFor(() => b.store.health?.() === 'up', 'B back', 10_000);
         await a.publish('r1', Delivered); // 9, live
@@ -147,7 +147,7 @@ describe.each([
         expect(seqsOf(subs.grpc.items)).toEqual(all);
         expect(subs.grpc.items.filter((m) => 'reset' in m && m.reset)).toEqual([]);
         await subs.ws.until(ended('r1'), 'socket.io end');
-        expect(subs.ws.statuses('r1').map((e) => e.seq)).toEqual(all);
+        expect(subs.ws.events('r1').map((e) => e.seq)).toEqual(all);
         expect(subs.ws.received.filter((r) => r.type === 'reset')).toEqual([]);
         // The interesting path really ran: B resynced after A had published.
         expect(b.bus.stats.storeResyncs).toBeGreaterThanOrEqual(1);

@@ -29,6 +29,7 @@ function lastSeenOf(items: readonly StreamItem[], from: number): number {
   let seen = from;
   for (const item of items) {
     if (item.kind === 'event') seen = item.event.seq;
+    else if (item.kind === 'tracking') seen = item.tracking.seq;
     else if (item.kind === 'reset') seen = item.reset.snapshot.lastSeq;
   }
   return seen;
@@ -69,15 +70,18 @@ describe('replay/live race on the Redis store', () => {
   it(`publishes on one instance, subscribes and resumes on another: exact sequences (seed ${seed})`, async () => {
     const random = mulberry32(seed);
     const orderIds = Array.from({ length: ORDERS }, (_, i) => `race-${seed}-${i}`);
-    for (const orderId of orderIds)
+    for (const orderId of orderIds) {
       await publisher.publish({ orderId, status: OrderStatus.Created });
+      await publisher.publish({ orderId, status: OrderStatus.Shipped });
+    }
 
     // Each order's publishes are sequential round trips, the orders' loops concurrent.
     let publishing = true;
     const publishes = Promise.all(
       orderIds.map(async (orderId) => {
+        // Tracking updates: the high-rate event, on the same seqs as status changes.
         for (let i = 0; i < EVENTS_PER_ORDER; i++)
-          await publisher.publish({ orderId, status: OrderStatus.Paid });
+          await publisher.publishTracking({ orderId, location: { lat: 1, lon: 2 }, etaMs: i + 1 });
       }),
     ).finally(() => (publishing = false));
 
@@ -121,7 +125,8 @@ describe('replay/live race on the Redis store', () => {
     await publishes;
     for (const orderId of orderIds)
       await publisher.publish({ orderId, status: OrderStatus.Delivered });
-    const lastSeq = EVENTS_PER_ORDER + 2;
+    // created, shipped, the tracking updates, delivered.
+    const lastSeq = EVENTS_PER_ORDER + 3;
 
     await waitFor(
       () => clients.every((c) => c.sinks.at(-1)?.ends.length === 1),
@@ -134,7 +139,7 @@ describe('replay/live race on the Redis store', () => {
         client: i,
         problems: [],
       });
-      expect(items.filter((it) => it.kind !== 'event')).toEqual([]);
+      expect(items.filter((it) => it.kind !== 'event' && it.kind !== 'tracking')).toEqual([]);
       expect(c.sinks.at(-1)?.ends).toEqual([StreamEndReason.Completed]);
       for (const s of c.sinks) expect(s.writesAfterEnd).toBe(0);
       // A stream that was dropped by the client was never ended by the service.

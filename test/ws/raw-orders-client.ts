@@ -1,5 +1,5 @@
 import { WebSocket, type RawData } from 'ws';
-import type { OrderStatusChanged } from '@app/contracts';
+import type { OrderEvent } from '@app/contracts';
 import {
   ORDERS_NAMESPACE,
   type SubscribeAck,
@@ -19,7 +19,8 @@ const NSP_PREFIX = `${ORDERS_NAMESPACE},`;
  * socket.io `0` connect, `2` event, `3` ack, with `/orders,` and an ack id before the JSON.
  */
 export class RawOrdersClient {
-  readonly statuses: OrderStatusChanged[] = [];
+  /** Status changes and tracking updates received (one seq sequence), in order. */
+  readonly events: OrderEvent[] = [];
   /** Every server event (`status`, `reset`, `skipped`, `end`), in arrival order. */
   readonly received: { readonly event: string; readonly payload: unknown }[] = [];
   sid = '';
@@ -87,7 +88,7 @@ export class RawOrdersClient {
     } else if (ioType === '2') {
       const [event, payload] = body as [string, unknown];
       this.received.push({ event, payload });
-      if (event === 'status') this.statuses.push(payload as OrderStatusChanged);
+      if (event === 'status' || event === 'tracking') this.events.push(payload as OrderEvent);
     }
   }
 }

@@ -100,8 +100,8 @@ describe('socket.io /orders: a consumer that stops reading', () => {
     // Once it reads again it catches up with the newest status; conflation skipped some.
     slow.resume();
     const reader = slow;
-    await waitFor(() => reader.statuses.at(-1)?.seq === lastSeq, 'slow reader gets the newest seq');
-    const seqs = reader.statuses.map((e) => e.seq);
+    await waitFor(() => reader.events.at(-1)?.seq === lastSeq, 'slow reader gets the newest seq');
+    const seqs = reader.events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(seqs.length).toBeLessThan(lastSeq - 1);

@@ -6,7 +6,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { generate } from 'selfsigned';
 import { Server as IoServer } from 'socket.io';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
-import { OrderLog, type BareEvent } from './order-log';
+import { isTracking, OrderLog, type BareEvent } from './order-log';
 
 /**
  * The same wire format as the service (SSE frames, long-poll bodies, socket.io events,
@@ -47,8 +47,11 @@ async function readBody(req: Req): Promise<Record<string, unknown>> {
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
+/** The event's name on the JSON transports, as the service names it. */
+const nameOf = (e: BareEvent): 'status' | 'tracking' => (isTracking(e) ? 'tracking' : 'status');
+
 const frame = (e: BareEvent): string =>
-  `id: ${e.seq}\nevent: status\ndata: ${JSON.stringify(e)}\n\n`;
+  `id: ${e.seq}\nevent: ${nameOf(e)}\ndata: ${JSON.stringify(e)}\n\n`;
 
 function sse(req: Req, res: Res, orderId: string, after: number): void {
   res.writeHead(200, {
@@ -66,7 +69,7 @@ function longPoll(req: Req, res: Res, orderId: string, after: number, waitS: num
   const send = (events: BareEvent[]): void =>
     json(res, 200, {
       orderId,
-      events,
+      events: events.map((e) => ({ type: nameOf(e), ...e })),
       next: events.length ? events[events.length - 1].seq : after,
       completed: false,
     });
@@ -149,15 +152,20 @@ function grpcServer(): grpc.Server {
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     orderstatus: { v1: { OrderStatusService: { service: grpc.ServiceDefinition } } };
   };
-  const toProto = (e: BareEvent): object => ({
-    event: {
+  const toProto = (e: BareEvent): object => {
+    const common = {
       orderId: e.orderId,
       seq: e.seq,
       status: PROTO_STATUS[e.status] ?? 0,
       publishedAtUs: e.publishedAtUs,
       padding: Buffer.from(e.padding ?? ''),
-    },
-  });
+    };
+    if (isTracking(e)) return { tracking: { ...common, location: e.location, etaMs: e.etaMs } };
+    const previous = e.previousStatus;
+    return {
+      event: { ...common, previousStatus: previous ? PROTO_STATUS[previous] : 0 },
+    };
+  };
   const server = new grpc.Server();
   server.addService(pkg.orderstatus.v1.OrderStatusService.service, {
     Subscribe: (call: grpc.ServerWritableStream<{ orderId: string; afterSeq: number }, object>) => {
@@ -206,10 +214,10 @@ async function main(): Promise<void> {
         if (!log.get(msg.orderId))
           return ack?.({ ok: false, error: { code: 'not_found', message: 'not found' } });
         ack?.({ ok: true, orderId: msg.orderId, lastSeq: log.get(msg.orderId)?.lastSeq });
-        for (const e of log.after(msg.orderId, msg.afterSeq)) socket.emit('status', e);
+        for (const e of log.after(msg.orderId, msg.afterSeq)) socket.emit(nameOf(e), e);
         offs.set(
           msg.orderId,
-          log.listen(msg.orderId, (e) => socket.emit('status', e)),
+          log.listen(msg.orderId, (e) => socket.emit(nameOf(e), e)),
         );
       },
     );

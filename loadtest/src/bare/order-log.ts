@@ -3,16 +3,52 @@
  * live listeners of each order, and a paced simulator. Plain Maps and callbacks, no
  * framework and no RxJS, so the overhead scenario measures what Nest adds on top.
  */
-export interface BareEvent {
+export interface BareStatusEvent {
   readonly orderId: string;
   readonly seq: number;
   readonly status: string;
+  readonly previousStatus?: string;
   readonly publishedAtUs: number;
   readonly padding?: string;
 }
 
+export interface BareTrackingEvent {
+  readonly orderId: string;
+  readonly seq: number;
+  readonly status: string;
+  readonly publishedAtUs: number;
+  readonly location: { readonly lat: number; readonly lon: number };
+  readonly etaMs: number;
+  readonly padding?: string;
+}
+
+/** Both event kinds, with the same fields in the same order as the service writes them. */
+export type BareEvent = BareStatusEvent | BareTrackingEvent;
+
+export function isTracking(e: BareEvent): e is BareTrackingEvent {
+  return (e as Partial<BareTrackingEvent>).location !== undefined;
+}
+
 export const RING_SIZE = 256;
-const STATUSES = ['paid', 'packed', 'shipped', 'out_for_delivery'] as const;
+
+const DEPOT = { lat: 52.52, lon: 13.405 };
+const round5 = (x: number): number => Math.round(x * 1e5) / 1e5;
+
+/**
+ * The `step`-th tracking update of a steady schedule: the same values as the service's
+ * simulator (`steadyTracking` in libs/event-bus/src/simulator-plan.ts; a spec keeps the
+ * two equal), so both servers put the same bytes on the wire.
+ */
+export function bareSteadyTracking(
+  step: number,
+  nowMs: number,
+): { location: { lat: number; lon: number }; etaMs: number } {
+  const k = step % 1000;
+  return {
+    location: { lat: round5(DEPOT.lat + k * 1e-4), lon: round5(DEPOT.lon + k * 1e-4) },
+    etaMs: nowMs + 600_000,
+  };
+}
 
 type Listener = (e: BareEvent) => void;
 
@@ -37,20 +73,44 @@ export class OrderLog {
     return this.orders.get(orderId);
   }
 
+  /** A status change (the service's field order: previousStatus before publishedAtUs). */
   publish(orderId: string, status: string): BareEvent {
+    const order = this.orderOf(orderId);
+    const previous = order.events[order.events.length - 1]?.status;
+    return this.append(order, {
+      orderId,
+      seq: order.lastSeq + 1,
+      status,
+      ...(previous !== undefined ? { previousStatus: previous } : {}),
+      publishedAtUs: this.nowUs(),
+      ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
+    });
+  }
+
+  /** A tracking update of a shipped order, as the service's steady schedule makes it. */
+  track(orderId: string, step: number, nowMs: number): BareEvent {
+    const order = this.orderOf(orderId);
+    return this.append(order, {
+      orderId,
+      seq: order.lastSeq + 1,
+      status: order.events[order.events.length - 1]?.status ?? 'shipped',
+      publishedAtUs: this.nowUs(),
+      ...bareSteadyTracking(step, nowMs),
+      ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
+    });
+  }
+
+  private orderOf(orderId: string): Order {
     let order = this.orders.get(orderId);
     if (!order) {
       order = { events: [], lastSeq: 0, listeners: new Set() };
       this.orders.set(orderId, order);
     }
-    order.lastSeq += 1;
-    const e: BareEvent = {
-      orderId,
-      seq: order.lastSeq,
-      status,
-      publishedAtUs: this.nowUs(),
-      ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
-    };
+    return order;
+  }
+
+  private append(order: Order, e: BareEvent): BareEvent {
+    order.lastSeq = e.seq;
     order.events.push(e);
     if (order.events.length > RING_SIZE) order.events.shift();
     this.published += 1;
@@ -76,7 +136,11 @@ export class OrderLog {
       ratePerOrder,
       padding: 'x'.repeat(paddingBytes),
     };
-    for (const id of this.schedule.ids) this.publish(id, 'created');
+    // As the service's steady schedule: created and shipped now, tracking updates later.
+    for (const id of this.schedule.ids) {
+      this.publish(id, 'created');
+      this.publish(id, 'shipped');
+    }
     this.state = 'ready';
   }
 
@@ -88,9 +152,9 @@ export class OrderLog {
     const done = new Map<string, number>();
     this.timer = setInterval(() => {
       const due = Math.floor(((performance.now() - t0) / 1000) * this.schedule.ratePerOrder);
+      const nowMs = Date.now();
       for (const id of this.schedule.ids) {
-        for (let n = done.get(id) ?? 0; n < due; n += 1)
-          this.publish(id, STATUSES[n % STATUSES.length]);
+        for (let n = done.get(id) ?? 0; n < due; n += 1) this.track(id, n, nowMs);
         done.set(id, due);
       }
     }, 10);

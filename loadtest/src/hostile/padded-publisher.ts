@@ -5,33 +5,35 @@ export const PADDING_BYTES = 60_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
 
 /**
- * Publishes `status` events with large padding to one order through the REST publish API
+ * Publishes tracking updates with large padding to one order through the REST publish API
  * (the simulator's padding is one size for every order, and the canaries' orders stay
- * small), `perSec` a second until `max` or `stop()`.
+ * small), `perSec` a second until `max` or `stop()`. Tracking updates, since a status
+ * may not repeat: the order is created and shipped first.
  */
 export class PaddedPublisher {
   published = 0;
   failed = 0;
   private timer?: NodeJS.Timeout;
-  private readonly url: string;
+  private readonly orderUrl: string;
 
   constructor(
     service: ServiceEndpoints,
     private readonly token: string | undefined,
     readonly orderId: string,
   ) {
-    this.url = `http://${service.host}:${service.httpPort}/v1/orders/${encodeURIComponent(orderId)}/status`;
+    this.orderUrl = `http://${service.host}:${service.httpPort}/v1/orders/${encodeURIComponent(orderId)}`;
   }
 
-  async post(status: string, paddingBytes = PADDING_BYTES): Promise<boolean> {
+  /** A status change (`{ status }`) or a tracking update (`{ location, etaMs }`). */
+  private async post(route: 'status' | 'tracking', body: object): Promise<boolean> {
     try {
-      const res = await fetch(this.url, {
+      const res = await fetch(`${this.orderUrl}/${route}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
         },
-        body: JSON.stringify({ status, paddingBytes }),
+        body: JSON.stringify(body),
         signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
       });
       await res.arrayBuffer();
@@ -44,15 +46,22 @@ export class PaddedPublisher {
     }
   }
 
-  /** Creates the order (small), then publishes padded `paid` events in the background. */
+  /** Creates and ships the order (small), then publishes padded tracking updates. */
   async start(perSec: number, max: number): Promise<void> {
-    if (!(await this.post('created', 0))) throw new Error(`could not create ${this.orderId}`);
+    for (const status of ['created', 'shipped']) {
+      if (!(await this.post('status', { status }))) {
+        throw new Error(`could not publish ${status} for ${this.orderId}`);
+      }
+    }
     let inFlight = false;
     this.timer = setInterval(
       () => {
         if (inFlight || this.published >= max) return;
         inFlight = true;
-        void this.post('paid').finally(() => (inFlight = false));
+        const tracking = { location: { lat: 52.52, lon: 13.405 }, etaMs: Date.now() + 600_000 };
+        void this.post('tracking', { ...tracking, paddingBytes: PADDING_BYTES }).finally(
+          () => (inFlight = false),
+        );
       },
       Math.max(1, Math.round(1000 / perSec)),
     );

@@ -147,6 +147,12 @@ export function describeEventModel(make: () => Promise<StoreUnderTest>): void {
     const history = (await store.readHistory(id, 2)) ?? [];
     expect(history).toEqual([t1, out, t2]);
     expect(history.map(isTrackingUpdate)).toEqual([true, false, true]);
+    // The same JSON field order from every store (the bytes on the wire, also as stored).
+    expect(history.map((e) => Object.keys(e).join())).toEqual([
+      'orderId,seq,status,publishedAtUs,location,etaMs',
+      'orderId,seq,status,previousStatus,publishedAtUs',
+      'orderId,seq,status,publishedAtUs,location,etaMs,padding',
+    ]);
     await t.settle(id);
     expect(t.seen.filter((e) => e.orderId === id).slice(2)).toEqual([t1, out, t2]);
     // The snapshot keeps the status and the newest tracking, and counts every seq.
