@@ -12,7 +12,7 @@ import {
   ORDER_STATUS_PROTO_PATH,
   OrderStatus,
   PROTO_LOADER_OPTIONS,
-  type OrderStatusChanged,
+  type OrderEvent,
   type ProtoSubscribeResponse,
 } from '@app/contracts';
 import { startLocalStack, type LocalStack } from '../../deploy/stack/local-stack';
@@ -73,11 +73,17 @@ const range = (from: number, to: number) =>
 
     it('SSE, gRPC and socket.io clients lose nothing when instance A is SIGKILLed', async () => {
       const base = stack.urls.http;
-      const publish = async (status: OrderStatus): Promise<OrderStatusChanged> => {
-        const res = await request(`${base}/v1/orders/f1/status`, {
+      /** A status change, or (`'tracking'`) a tracking update of the shipped order. */
+      const publish = async (status: OrderStatus | 'tracking'): Promise<OrderEvent> => {
+        const tracking = status === 'tracking';
+        const res = await request(`${base}/v1/orders/f1/${tracking ? 'tracking' : 'status'}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...bearer() },
-          body: JSON.stringify({ status }),
+          body: JSON.stringify(
+            tracking
+              ? { location: { lat: 52.5, lon: 13.4 }, etaMs: 1_900_000_000_000 }
+              : { status },
+          ),
         });
         // Right after the kill nginx may still send a POST over a kept-alive connection to
         // the dead instance; the reset means it never got there, but nginx does not resend
@@ -87,7 +93,7 @@ const range = (from: number, to: number) =>
           return publish(status);
         }
         expect(res.statusCode).toBe(201);
-        return (await res.body.json()) as OrderStatusChanged;
+        return (await res.body.json()) as OrderEvent;
       };
       await publish(OrderStatus.Created);
       // The instances really check tokens (with the test keys): none, no entry.
@@ -106,7 +112,9 @@ const range = (from: number, to: number) =>
         const seen: number[] = [];
         sse.push(seen);
         const es = authorizedEventSource(`${base}/v1/orders/f1/stream`);
-        es.addEventListener('status', (m) => seen.push(Number(JSON.parse(m.data).seq)));
+        for (const name of ['status', 'tracking']) {
+          es.addEventListener(name, (m) => seen.push(Number(JSON.parse(m.data).seq)));
+        }
         es.addEventListener('end', () => es.close());
         cleanups.push(() => es.close());
       }
@@ -129,6 +137,7 @@ const range = (from: number, to: number) =>
         const call = client.subscribe({ orderId: 'f1', afterSeq: grpcSeen.at(-1) ?? 0 });
         call.on('data', (m: ProtoSubscribeResponse) => {
           if ('event' in m && m.event) grpcSeen.push(Number(m.event.seq));
+          else if ('tracking' in m && m.tracking) grpcSeen.push(Number(m.tracking.seq));
         });
         call.on('error', () => undefined);
         call.on('status', (s) => {
@@ -152,7 +161,8 @@ const range = (from: number, to: number) =>
       socket.on('connect', () => {
         socket.emit('subscribe', { orderId: 'f1', afterSeq: wsSeen.at(-1) ?? 0 }, () => undefined);
       });
-      socket.on('status', (e: OrderStatusChanged) => wsSeen.push(e.seq));
+      socket.on('status', (e: OrderEvent) => wsSeen.push(e.seq));
+      socket.on('tracking', (e: OrderEvent) => wsSeen.push(e.seq));
       socket.on('end', (e: { reason: string }) => {
         if (e.reason === 'completed') wsDone = true;
       });
@@ -167,10 +177,18 @@ const range = (from: number, to: number) =>
       const { subscribers } = (await health.body.json()) as { subscribers: number };
       expect(subscribers).toBeGreaterThan(0); // some clients really were on A
 
-      for (let i = 0; i < 5; i++) await publish(OrderStatus.Shipped); // 2..6
+      for (const step of [
+        OrderStatus.Paid,
+        OrderStatus.Packed,
+        OrderStatus.Shipped,
+        'tracking',
+        'tracking',
+      ] as const) {
+        await publish(step); // 2..6
+      }
       await waitFor(() => sse.every((s) => s.length === 6), 'seq 6 everywhere', 10_000);
       a.process.kill('SIGKILL');
-      for (let i = 0; i < 5; i++) await publish(OrderStatus.Shipped); // 7..11, A is gone
+      for (let i = 0; i < 5; i++) await publish('tracking'); // 7..11, A is gone
       await publish(OrderStatus.Delivered); // 12
 
       const all = range(1, 12);

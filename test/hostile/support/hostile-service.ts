@@ -61,12 +61,22 @@ export async function startHostileService(env: Record<string, string>): Promise<
     return String(exitCode ?? signalCode);
   };
 
-  const publishOne = async (orderId: string, status: OrderStatus, paddingBytes?: number) => {
+  const shipped = new Set<string>();
+  /** A status change (`status`) or, with `'tracking'`, a tracking update. */
+  const publishOne = async (
+    orderId: string,
+    status: OrderStatus | 'tracking',
+    paddingBytes?: number,
+  ) => {
+    const fields =
+      status === 'tracking'
+        ? { location: { lat: 52.5, lon: 13.4 }, etaMs: 1_900_000_000_000 }
+        : { status };
     const res = await pool.request({
       method: 'POST',
-      path: `/v1/orders/${orderId}/status`,
+      path: `/v1/orders/${orderId}/${status === 'tracking' ? 'tracking' : 'status'}`,
       headers: { ...bearer(), 'content-type': 'application/json' },
-      body: JSON.stringify({ status, ...(paddingBytes ? { paddingBytes } : {}) }),
+      body: JSON.stringify({ ...fields, ...(paddingBytes ? { paddingBytes } : {}) }),
     });
     const body = (await res.body.json()) as { seq?: number };
     if (res.statusCode !== 201 || body.seq === undefined) {
@@ -97,12 +107,17 @@ export async function startHostileService(env: Record<string, string>): Promise<
         last = await publishOne(orderId, OrderStatus.Created, opts.paddingBytes);
         left -= 1;
       }
-      // A status may repeat (an order only never moves backwards), so `paid` over and over
-      // is a stream of real events of one busy order.
+      // A status may not repeat, tracking updates may: the order ships once, then a
+      // stream of tracking updates makes one busy order.
+      if (left > 0 && !shipped.has(orderId)) {
+        shipped.add(orderId);
+        last = await publishOne(orderId, OrderStatus.Shipped, opts.paddingBytes);
+        left -= 1;
+      }
       const worker = async () => {
         while (left > 0) {
           left -= 1;
-          last = Math.max(last, await publishOne(orderId, OrderStatus.Paid, opts.paddingBytes));
+          last = Math.max(last, await publishOne(orderId, 'tracking', opts.paddingBytes));
         }
       };
       await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, worker));
