@@ -13,9 +13,12 @@ export class Canary {
 
   constructor(httpUrl: string, orderId: string) {
     this.es = authorizedEventSource(`${httpUrl}/v1/orders/${orderId}/stream?after=0`);
-    this.es.addEventListener('status', (e) => {
-      this.seqs.push((JSON.parse(e.data) as { seq: number }).seq);
-    });
+    // Status changes and tracking updates share the order's seqs.
+    for (const name of ['status', 'tracking']) {
+      this.es.addEventListener(name, (e) => {
+        this.seqs.push((JSON.parse(e.data) as { seq: number }).seq);
+      });
+    }
   }
 
   /** Waits (bounded) until the canary has seen `seq`. */
