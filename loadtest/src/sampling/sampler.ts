@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readHostCpuMs, readProcStat } from './proc-stat';
 
 export const DEFAULT_SAMPLE_INTERVAL_MS = 500;
@@ -127,7 +127,11 @@ export class UsageSampler {
  */
 export class GeneratorMonitor {
   private readonly usage = UsageSampler.self();
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  // The histogram's type is named differently across @types/node majors (IntervalHistogram,
+  // ELDHistogram); the function's return type is the same on every one.
+  private readonly loop: ReturnType<typeof monitorEventLoopDelay> = monitorEventLoopDelay({
+    resolution: 10,
+  });
 
   start(): void {
     this.usage.start();

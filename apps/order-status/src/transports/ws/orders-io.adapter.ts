@@ -20,7 +20,7 @@ export class OrdersIoAdapter extends IoAdapter {
     super(app);
   }
 
-  override createIOServer(port: number, options?: Partial<ServerOptions>): Server {
+  override createIOServer(port: number, options?: ServerOptions): Server {
     const ws = this.config.ws;
     const server = super.createIOServer(port, {
       ...options,
