@@ -18,12 +18,13 @@ const moduleNameMapper = {
   '^@app/auth(|/.*)$': '<rootDir>/libs/auth/src$1',
   '^@app/client(|/.*)$': '<rootDir>/libs/client/src$1',
 };
-// jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import) and content-disposition
-// (required by @fastify/static) ship ESM only;
+// NestJS 12 (@nestjs/*), jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import)
+// and content-disposition (required by @fastify/static) ship ESM only;
 // Jest (below Node 24.9) can neither require() ESM nor run import() without VM modules,
-// so SWC compiles them to CommonJS for the tests. Node loads them natively.
+// so SWC compiles them to CommonJS for the tests, on every Node the suite runs on (one
+// module system under test). Node loads them natively (require(esm), Node 20.19+).
 const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
-const ESM_PACKAGES = 'jose|@fastify/cookie|cookie|content-disposition';
+const ESM_PACKAGES = '@nestjs|jose|@fastify/cookie|cookie|content-disposition';
 const common = {
   transform: {
     '^.+\\.ts$': swc,
