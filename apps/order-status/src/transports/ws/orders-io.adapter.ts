@@ -22,7 +22,7 @@ export class OrdersIoAdapter extends IoAdapter {
 
   override createIOServer(port: number, options?: ServerOptions): Server {
     const ws = this.config.ws;
-    const server = super.createIOServer(port, {
+    const engine: Partial<ServerOptions> = {
       ...options,
       pingInterval: ws.pingIntervalMs,
       pingTimeout: ws.pingTimeoutMs,
@@ -32,7 +32,10 @@ export class OrdersIoAdapter extends IoAdapter {
       // Refuses foreign Origins on both transports, at the engine handshake (see
       // origin-policy.ts); CORS headers alone would not stop a websocket.
       allowRequest: originAllowRequest(ws.corsOrigins),
-    }) as Server;
+    };
+    // Nest 12 types the options as the full ServerOptions, but hands over the gateway's
+    // partial ones; socket.io fills in every option not given (path included).
+    const server = super.createIOServer(port, engine as ServerOptions);
     // Same engine, so the same sockets and namespaces; the path must be given again.
     for (const extra of this.extraServers) {
       server.engine.attach(extra, { ...server._opts, path: server.path() });
