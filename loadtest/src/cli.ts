@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isTransportName, TRANSPORTS, type TransportName } from './clients/transport';
@@ -12,8 +12,17 @@ import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
-  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N]
+  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Validates before defaults are merged, and returns every problem at once. */
 export function parseCli(argv: readonly string[]):
@@ -27,6 +36,7 @@ export function parseCli(argv: readonly string[]):
       out?: string;
       server: 'nest' | 'bare';
       cpuProfDir?: string;
+      node?: string;
     }
   | { errors: string[] } {
   const { values, positionals } = parseArgs({
@@ -46,6 +56,7 @@ export function parseCli(argv: readonly string[]):
       'cpu-prof': { type: 'string' },
       orders: { type: 'string' },
       rounds: { type: 'string' },
+      node: { type: 'string' },
       tiny: { type: 'boolean' },
       server: { type: 'string' },
       help: { type: 'boolean' },
@@ -108,6 +119,11 @@ export function parseCli(argv: readonly string[]):
   if (values.server !== undefined && values.server !== 'nest' && values.server !== 'bare') {
     errors.push(`--server must be nest or bare, got ${values.server}`);
   }
+  // The service's Node binary (compare Node versions on one build); checked here so a
+  // typo fails before the first run instead of as a start-up failure of every run.
+  if (values.node !== undefined && !isExecutable(values.node)) {
+    errors.push(`--node must be an executable file, got ${values.node}`);
+  }
   if (errors.length > 0) return { errors };
   return {
     steps,
@@ -119,6 +135,7 @@ export function parseCli(argv: readonly string[]):
     out: values.out,
     server: values.server === 'bare' ? 'bare' : 'nest',
     ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(values['cpu-prof']) }),
+    ...(values.node === undefined ? {} : { node: resolve(values.node) }),
   };
 }
 

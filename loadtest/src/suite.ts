@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { TRANSPORTS, type TransportName } from './clients/transport';
 import { machineInfo, RESULTS_SCHEMA, versions, type Report } from './report/report-data';
 import type { RunResult } from './scenarios/result';
@@ -74,6 +75,8 @@ export interface SuiteOptions {
   readonly server?: 'nest' | 'bare';
   /** Write a V8 CPU profile of every started server into this directory. */
   readonly cpuProfDir?: string;
+  /** Node binary for the service and the bare servers (`--node`); default: `node` on PATH. */
+  readonly node?: string;
   /** An already running server used for every run (tests share one to stay fast). */
   readonly running?: RunningService;
   readonly argv: readonly string[];
@@ -82,7 +85,7 @@ export interface SuiteOptions {
 }
 
 /** Launches the service, or a bare server (`--server bare`, the overhead scenario's bare runs). */
-function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined) {
+function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?: string) {
   let started = 0;
   return (run: TransportRun, opts: { inspect: boolean }): Promise<RunningService> => {
     const kind = run.server ?? server;
@@ -106,6 +109,7 @@ function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined) {
       env: run.env,
       inspect: opts.inspect,
       nodeArgs,
+      ...(node === undefined ? {} : { node }),
       ...(command ? { command } : {}),
     });
   };
@@ -116,7 +120,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
   const pinned = !o.target && !o.running && canPin() && (await pinGenerator());
   const ctx: RunContext = {
     target: o.running ?? (o.target ? targetService(o.target) : undefined),
-    launch: launcher(o.server ?? 'nest', o.cpuProfDir),
+    launch: launcher(o.server ?? 'nest', o.cpuProfDir, o.node),
     server: o.server ?? 'nest',
     launchForEnv: o.running !== undefined,
     token: o.token,
@@ -159,9 +163,17 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
       pinned,
       target: o.target ?? null,
       serviceEntry: SERVICE_ENTRY,
+      ...(o.node === undefined
+        ? {}
+        : { serviceNode: { path: o.node, version: nodeVersion(o.node) } }),
     },
     runs,
   };
+}
+
+/** `<node> --version` of the binary given with --node (recorded beside the results). */
+function nodeVersion(node: string): string {
+  return execFileSync(node, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
 }
 
 export const ALL_TRANSPORTS: readonly TransportName[] = TRANSPORTS;

@@ -29,6 +29,8 @@ export interface Report {
     readonly target: string | null;
     /** The service bundle the runs started (LOADTEST_SERVICE_ENTRY or dist/). */
     readonly serviceEntry?: string;
+    /** `--node`: the binary that ran the service and bare servers, and its version. */
+    readonly serviceNode?: { readonly path: string; readonly version: string };
   };
   readonly runs: readonly RunResult[];
 }

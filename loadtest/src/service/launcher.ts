@@ -38,6 +38,11 @@ export interface LaunchOptions {
   readonly inspect?: boolean;
   /** Extra node options, e.g. `--cpu-prof` (inserted after `node` in either command). */
   readonly nodeArgs?: readonly string[];
+  /**
+   * The Node binary that runs the service (and a bare server) instead of the `node` on
+   * PATH, to compare Node versions on the same build; the generator keeps its own Node.
+   */
+  readonly node?: string;
   /** Command to run instead of the built service (the bare servers of the overhead scenario). */
   readonly command?: readonly string[];
   readonly startTimeoutMs?: number;
@@ -144,7 +149,8 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     ...(options.nodeArgs ?? []),
   ];
   const base = options.command ?? ['node', SERVICE_ENTRY];
-  const cmd = base[0] === 'node' ? ['node', ...nodeArgs, ...base.slice(1)] : [...base];
+  const cmd =
+    base[0] === 'node' ? [options.node ?? 'node', ...nodeArgs, ...base.slice(1)] : [...base];
   const argv = pinned ? ['taskset', '-c', String(SERVICE_CPU), ...cmd] : [...cmd];
   const child = spawn(argv[0], argv.slice(1), {
     env: {
