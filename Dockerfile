@@ -1,17 +1,17 @@
 # Multi-stage build of the order-status service (used twice by docker-compose.yml).
 # 1. deps: the exact dependency tree of the lockfile.
-FROM node:20-bookworm-slim AS deps
+FROM node:26-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. build: webpack bundle of apps/order-status (with libs/*) into dist/.
+# 2. build: Rspack bundle of apps/order-status (with libs/*) into dist/.
 FROM deps AS build
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # 3. runtime: production dependencies, the bundle and the proto; runs as `node`.
-FROM node:20-bookworm-slim AS runtime
+FROM node:26-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
