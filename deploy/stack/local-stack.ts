@@ -14,8 +14,11 @@ import {
   type StackSettings,
 } from './stack-settings';
 
-/** @default 15_000 ms for any one process of the stack to become ready */
-export const STACK_START_TIMEOUT_MS = 15_000;
+/**
+ * @default 60_000 ms for any one process of the stack to become ready (the service's
+ * start-up is CPU-bound and has taken more than 15 s on a busy shared 2-core host)
+ */
+export const STACK_START_TIMEOUT_MS = 60_000;
 /** @default 5_000 ms between SIGTERM and SIGKILL when stopping */
 export const STACK_STOP_GRACE_MS = 5_000;
 
