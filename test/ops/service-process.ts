@@ -44,7 +44,11 @@ export async function spawnService(env: Record<string, string> = {}): Promise<Se
   const ports = await new Promise<{ http: number; grpc: number }>((resolve, reject) => {
     // Start-up is CPU-bound (NestJS's ES modules: ~3 s of CPU on Node 20, less on 26); on a
     // busy shared CI host that has taken more than 15 s of wall time.
-    const timer = setTimeout(() => reject(new Error('service did not start in 60 s')), 60_000);
+    const timer = setTimeout(() => {
+      // A service that never listened is still running: without this it outlives the spec.
+      child.kill('SIGKILL');
+      reject(new Error('service did not start in 60 s'));
+    }, 60_000);
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
       if (!line.includes('"listening"')) return;
