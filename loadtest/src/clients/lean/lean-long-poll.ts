@@ -20,42 +20,55 @@ export function leanLongPollBody(text: string): LongPollBody {
   }
 }
 
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
+
 /**
- * The `}` closing the object opened at `start`, nested objects (a tracking update's
- * location) included. The service's strings hold no braces; a body whose strings do may
- * be cut wrongly here, and the caller then falls back to the full parser.
+ * Where the string opened by the quote at `start` ends (the index of its closing quote).
+ * Strings are skipped whole so that braces or brackets inside them (a cancellation
+ * reason, a padding filler) never cut an element: a wrong cut could read as a valid
+ * but different batch and miscount seqs, which the load test must never do.
  */
-function objectEnd(text: string, start: number): number {
-  let depth = 0;
-  let i = start;
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
   for (;;) {
-    const open = text.indexOf('{', i);
-    const close = text.indexOf('}', i);
-    if (close < 0) throw new TypeError('no end of object');
-    if (open >= 0 && open < close) {
-      depth += 1;
-      i = open + 1;
-    } else {
-      depth -= 1;
-      i = close + 1;
-      if (depth === 0) return close;
-    }
+    const quote = text.indexOf('"', i);
+    if (quote < 0) throw new TypeError('unterminated string');
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    i = quote + 1;
   }
 }
 
+/** The `}` closing the object opened at `start`, nested objects (a tracking update's location) included. */
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = stringEnd(text, i);
+    else if (c === OPEN_BRACE) depth += 1;
+    else if (c === CLOSE_BRACE && --depth === 0) return i;
+  }
+  throw new TypeError('no end of object');
+}
+
 function flatBody(text: string, start: number): LongPollBody {
-  const close = text.indexOf(']', start);
-  if (close < 0) throw new TypeError('no end of events');
   const events: WireEvent[] = [];
   let i = start;
-  while (i < close) {
-    if (text.charCodeAt(i) !== 123) throw new TypeError('not an array of objects');
+  while (text.charCodeAt(i) !== CLOSE_BRACKET) {
+    if (text.charCodeAt(i) !== OPEN_BRACE) throw new TypeError('not an array of objects');
     const end = objectEnd(text, i);
-    if (end > close) throw new TypeError('an element runs past the array');
     events.push(leanEvent(text, i, end + 1));
     i = end + 1;
-    if (text.charCodeAt(i) === 44) i += 1;
+    if (text.charCodeAt(i) === COMMA) i += 1;
+    else if (text.charCodeAt(i) !== CLOSE_BRACKET) throw new TypeError('not an array of objects');
   }
+  const close = i;
   return {
     events,
     reset: undefined,

@@ -263,6 +263,22 @@ describe('long-poll: leanLongPollBody', () => {
     );
   });
 
+  // Found by the property above (seed -9375222): counting braces without skipping strings
+  // cut the first element at the `}` inside the second's padding and read one event
+  // where there were two, a miscount the load test would have reported as loss.
+  it('skips braces, brackets and escaped quotes inside strings', () => {
+    const events = [
+      event({ seq: 1, padding: '{' }),
+      event({ seq: 2, padding: '}' }),
+      event({ seq: 3, padding: '\\"{' }),
+      event({ seq: 4, padding: '}"' }),
+      event({ seq: 5, padding: ']' }),
+    ];
+    const text = body(events);
+    expect(leanLongPollBody(text)).toEqual(parseLongPollBody(text));
+    expect(leanLongPollBody(text).events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('reads tracking updates (a nested location) beside status changes', () => {
     const text = JSON.stringify({
       orderId: 'lt3-17',
