@@ -8,6 +8,7 @@ import {
   type OrderStatusClient,
 } from '../grpc/grpc-test-client';
 import { openSseH1, type SseStream } from '../support/sse-stream';
+import { waitFor } from '../support/wait-for';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { ClientPool } from '../ws/orders-client';
 import { Attempts } from './attempts';
@@ -93,7 +94,12 @@ describe('limits', () => {
       ) => ReturnType<OrderStatusClient['subscribe']>;
       const call = subscribe({ orderId: 'lim-a', afterSeq: 0 }, md);
       const c = collect(call);
-      await new Promise((r) => setTimeout(r, 50));
+      // Refused (the slot is not back yet: the status comes) or open (the replay comes).
+      // Waiting for either, not a fixed time: a busy CI host can take longer than any
+      // sleep to send the replay of a stream that did open.
+      let settled = false;
+      void c.status.then(() => (settled = true));
+      await waitFor(() => settled || c.items.length >= 2, 'refused, or the replay', 5_000);
       call.cancel();
       const status = await c.status;
       code = status.code;
@@ -101,6 +107,8 @@ describe('limits', () => {
         expect(seqsOf(c.items)).toEqual([1, 2]);
         break;
       }
+      expect(code).toBe(8); // RESOURCE_EXHAUSTED: try again
+      await new Promise((r) => setTimeout(r, 50));
     }
     expect(code).toBe(1); // CANCELLED by us: the stream had opened
   });
