@@ -7,7 +7,7 @@ import {
   COUNT_TICKET_SCRIPT,
   RATE_LIMIT_SCRIPT,
 } from '../../libs/redis-store/src/auth-state/auth-state-scripts';
-import type { LuaScript } from '../../libs/redis-store/src/redis-scripts';
+import type { LuaScript } from '../../libs/redis-store/src/lua-script';
 import { CommandTrap } from '../idempotency/command-trap';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
@@ -53,13 +53,16 @@ describe('shared auth state: a command in flight when the connection drops', () 
   });
 
   /**
-   * An auth state whose `script` commands the trap parks once armed. The script is loaded
-   * already, as on any Redis the service has used: a re-sent EVALSHA of a script Redis
-   * does not know would fail with NOSCRIPT and hide the double count.
+   * An auth state whose `script` commands the trap parks once armed. A connection sends a
+   * script's text the first time it runs it (EVALSHA after), and the trapped call is this
+   * connection's first of the script, so the trap waits for the text. A re-send on the new
+   * connection would go as EVAL too, which Redis runs: the double count would show.
    */
-  async function trapped(script: LuaScript, max = 3): Promise<[RedisAuthState, CommandTrap]> {
-    await admin.script('LOAD', script.lua);
-    const t = await CommandTrap.listen(redis.port, script.sha1);
+  async function trapped(
+    script: LuaScript<unknown>,
+    max = 3,
+  ): Promise<[RedisAuthState, CommandTrap]> {
+    const t = await CommandTrap.listen(redis.port, script.lua);
     const s = new RedisAuthState({
       redis: {
         url: `redis://127.0.0.1:${t.port}`,

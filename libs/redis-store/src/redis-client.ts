@@ -5,7 +5,6 @@ import {
   type RedisStoreOptions,
   type ResolvedRedisStoreOptions,
 } from './redis-store-options';
-import type { LuaScript } from './redis-scripts';
 
 /** One Redis server or a cluster: the commands used here behave alike on both. */
 export type RedisClient = Redis | Cluster;
@@ -50,24 +49,6 @@ export function createRedisClient(opts: RedisStoreOptions): {
         })
       : new Redis(o.url as string, redisOptions);
   return { client, options: o };
-}
-
-/**
- * Runs a script by SHA, loading it on first use (or after a Redis restart, or on a
- * cluster node that has not seen it yet).
- */
-export async function runScript(
-  client: RedisClient,
-  script: LuaScript,
-  keys: readonly string[],
-  args: readonly (string | number)[],
-): Promise<unknown> {
-  try {
-    return await client.evalsha(script.sha1, script.numberOfKeys, ...keys, ...args);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-    return client.eval(script.lua, script.numberOfKeys, ...keys, ...args);
-  }
 }
 
 /**

@@ -31,14 +31,10 @@ import {
   type StoreHealth,
   type TrackingCommand,
 } from '@app/event-bus';
-import { runScript, unavailableOnFailure } from './redis-client';
+import { unavailableOnFailure } from './redis-client';
+import type { LuaScript } from './lua-script';
 import { redisKeys, type RedisKeys } from './redis-keys';
-import {
-  IDEMPOTENT_PUBLISH_SCRIPT,
-  PUBLISH_SCRIPT,
-  READ_HISTORY_SCRIPT,
-  type LuaScript,
-} from './redis-scripts';
+import { PUBLISH_SCRIPT, READ_HISTORY_SCRIPT, type PublishReply } from './redis-scripts';
 import {
   resolveRedisStoreOptions,
   type RedisStoreOptions,
@@ -51,10 +47,6 @@ type Client = Redis | Cluster;
 const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs', 'tracking']);
 /** The statuses a tracking update may be published in, as the publish script reads them. */
 const TRACKING_ALLOWED_FROM = `,${TRACKING_STATUSES.join(',')},`;
-
-/** What the publish script answers. */
-type PublishReply =
-  ['ok', number, string] | ['replay', string] | ['not_found'] | ['refused', string];
 
 /** One publish, as the script's arguments (see PUBLISH_SCRIPT). */
 interface ScriptPublish {
@@ -292,8 +284,8 @@ export class RedisOrderStore extends OrderStore {
 
   private async runPublish(p: ScriptPublish): Promise<PublishReply> {
     const { orderId, idempotencyKey } = p;
-    return (await this.run(
-      idempotencyKey === undefined ? PUBLISH_SCRIPT : IDEMPOTENT_PUBLISH_SCRIPT,
+    return this.run(
+      PUBLISH_SCRIPT,
       [
         this.keys.order(orderId),
         this.keys.history(orderId),
@@ -316,7 +308,7 @@ export class RedisOrderStore extends OrderStore {
         p.tracking,
         ...attributeArgs(p.attributes),
       ],
-    )) as PublishReply;
+    );
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
@@ -336,11 +328,11 @@ export class RedisOrderStore extends OrderStore {
   }
 
   async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
-    const [lastSeq, firstSeq, list] = (await this.run(
+    const [lastSeq, firstSeq, list] = await this.run(
       READ_HISTORY_SCRIPT,
       [this.keys.order(orderId), this.keys.history(orderId)],
       [String(afterSeq)],
-    )) as [number, number, string[]];
+    );
     if (afterSeq >= lastSeq) return [];
     if (afterSeq + 1 < firstSeq) return undefined;
     return list.map((json) => JSON.parse(json) as OrderEvent);
@@ -391,9 +383,8 @@ export class RedisOrderStore extends OrderStore {
     this.resyncs.complete();
   }
 
-  /** Runs a script by SHA, loading it on first use (or after a Redis restart). */
-  private run(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.call(() => runScript(this.cmd, script, keys, args));
+  private run<Reply>(script: LuaScript<Reply>, keys: string[], args: string[]): Promise<Reply> {
+    return this.call(() => script.run(this.cmd, keys, args));
   }
 
   /** Every Redis failure becomes Unavailable: clients retry, the service stays up. */

@@ -1,15 +1,8 @@
-import { createHash } from 'node:crypto';
+import { LuaScript } from './lua-script';
 
-/** A Lua script run with EVALSHA, falling back to EVAL when the server does not have it yet. */
-export interface LuaScript {
-  readonly lua: string;
-  readonly sha1: string;
-  readonly numberOfKeys: number;
-}
-
-function script(lua: string, numberOfKeys: number): LuaScript {
-  return { lua, numberOfKeys, sha1: createHash('sha1').update(lua).digest('hex') };
-}
+/** What the publish script answers. */
+export type PublishReply =
+  ['ok', number, string] | ['replay', string] | ['not_found'] | ['refused', string];
 
 /**
  * Publish, atomically: check the life cycle, assign the next seq, update the snapshot,
@@ -45,7 +38,8 @@ function script(lua: string, numberOfKeys: number): LuaScript {
  * Returns { 'ok', seq, currentStatus or '' } | { 'replay', eventJson } | { 'not_found' } |
  *   { 'refused', currentStatus }.
  */
-export const PUBLISH_SCRIPT = script(
+export const PUBLISH_SCRIPT = new LuaScript<PublishReply>(
+  'publishOrderEvent',
   `
 if KEYS[3] then
   local original = redis.call('GET', KEYS[3])
@@ -77,11 +71,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[11])
 redis.call(ARGV[12], ARGV[10], json)
 return { 'ok', seq, current or '' }
 `,
-  2,
 );
-
-/** The publish script with its idempotency record: the same Lua (same SHA), three keys. */
-export const IDEMPOTENT_PUBLISH_SCRIPT: LuaScript = { ...PUBLISH_SCRIPT, numberOfKeys: 3 };
 
 /**
  * Events after a seq, read together with the order's last seq so the two agree.
@@ -89,7 +79,8 @@ export const IDEMPOTENT_PUBLISH_SCRIPT: LuaScript = { ...PUBLISH_SCRIPT, numberO
  * Returns { lastSeq, firstSeq, { json... } }; firstSeq > afterSeq + 1 means the history
  * no longer reaches back that far.
  */
-export const READ_HISTORY_SCRIPT = script(
+export const READ_HISTORY_SCRIPT = new LuaScript<[number, number, string[]]>(
+  'readOrderHistory',
   `
 local last = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
 local after = tonumber(ARGV[1])
@@ -98,5 +89,4 @@ local first = last - len + 1
 if after >= last or after + 1 < first then return { last, first, {} } end
 return { last, first, redis.call('LRANGE', KEYS[2], after + 1 - first, -1) }
 `,
-  2,
 );

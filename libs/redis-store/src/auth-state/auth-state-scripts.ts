@@ -1,9 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { LuaScript } from '../redis-scripts';
-
-function script(lua: string, numberOfKeys: number): LuaScript {
-  return { lua, numberOfKeys, sha1: createHash('sha1').update(lua).digest('hex') };
-}
+import { LuaScript } from '../lua-script';
 
 /** Redis's own clock in ms: every instance's leases are measured on one clock. */
 const NOW_MS = `
@@ -28,7 +23,8 @@ if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease
  * KEYS: the subject's hash. ARGV: instance id, max (0: unlimited), lease ms.
  * Returns { 1, total } when taken, { 0, total } when the subject already holds max.
  */
-export const ACQUIRE_CONNECTION_SCRIPT = script(
+export const ACQUIRE_CONNECTION_SCRIPT = new LuaScript<[number, number]>(
+  'acquireConnectionSlot',
   `${NOW_MS}
 local me, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local fields = redis.call('HGETALL', KEYS[1])
@@ -56,7 +52,6 @@ redis.call('HSET', KEYS[1], 'u:' .. me, now + lease)
 ${KEEP_FOR_LEASE}
 return { 1, total + 1 }
 `,
-  1,
 );
 
 /**
@@ -65,7 +60,8 @@ return { 1, total + 1 }
  *
  * KEYS: the subject's hash. ARGV: instance id. Returns 1 when a slot was given back.
  */
-export const RELEASE_CONNECTION_SCRIPT = script(
+export const RELEASE_CONNECTION_SCRIPT = new LuaScript<number>(
+  'releaseConnectionSlot',
   `
 local field = 'n:' .. ARGV[1]
 local n = tonumber(redis.call('HGET', KEYS[1], field))
@@ -77,7 +73,6 @@ else
 end
 return 1
 `,
-  1,
 );
 
 /**
@@ -88,7 +83,8 @@ return 1
  *
  * KEYS: the subject's hash. ARGV: instance id, count (or -1), lease ms.
  */
-export const REFRESH_CONNECTIONS_SCRIPT = script(
+export const REFRESH_CONNECTIONS_SCRIPT = new LuaScript<number>(
+  'refreshConnectionLease',
   `${NOW_MS}
 local me, count, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 if count == 0 then
@@ -104,7 +100,6 @@ redis.call('HSET', KEYS[1], 'u:' .. me, now + lease)
 ${KEEP_FOR_LEASE}
 return 1
 `,
-  1,
 );
 
 /**
@@ -114,7 +109,8 @@ return 1
  * KEYS: the subject's ticket count. ARGV: max per subject, ticket ttl ms.
  * Returns the new count, or 0 when the subject already holds max.
  */
-export const COUNT_TICKET_SCRIPT = script(
+export const COUNT_TICKET_SCRIPT = new LuaScript<number>(
+  'countStreamTicket',
   `
 local lease = tonumber(ARGV[2])
 local n = redis.call('INCR', KEYS[1])
@@ -125,17 +121,16 @@ end
 ${KEEP_FOR_LEASE}
 return n
 `,
-  1,
 );
 
 /** A redeemed ticket no longer counts. KEYS: the subject's ticket count. */
-export const UNCOUNT_TICKET_SCRIPT = script(
+export const UNCOUNT_TICKET_SCRIPT = new LuaScript<number>(
+  'uncountStreamTicket',
   `
 local n = tonumber(redis.call('GET', KEYS[1]))
 if n ~= nil and n > 0 then redis.call('DECR', KEYS[1]) end
 return 0
 `,
-  1,
 );
 
 /**
@@ -146,7 +141,8 @@ return 0
  * KEYS: hits, block (one hash tag). ARGV: window ms, limit, block ms.
  * Returns { hits, window ms left, blocked (1/0), block ms left }.
  */
-export const RATE_LIMIT_SCRIPT = script(
+export const RATE_LIMIT_SCRIPT = new LuaScript<[number, number, number, number]>(
+  'hitRateLimit',
   `
 local windowMs, limit, blockMs = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local hits = redis.call('INCR', KEYS[1])
@@ -163,5 +159,4 @@ if hits > limit then
 end
 return { hits, left, 0, 0 }
 `,
-  2,
 );

@@ -8,7 +8,7 @@ import {
   type ReleaseSlot,
 } from '@app/auth';
 import { ErrorCode, GatewayError } from '@app/contracts';
-import { runScript, unavailableOnFailure, type RedisClient } from '../redis-client';
+import { unavailableOnFailure, type RedisClient } from '../redis-client';
 import type { AuthStateKeys } from './auth-state-keys';
 import {
   ACQUIRE_CONNECTION_SCRIPT,
@@ -92,14 +92,13 @@ export class RedisConnectionLimiter extends ConnectionLimiter {
     entry.pending++;
     let taken: boolean;
     try {
-      const [ok] = (await unavailableOnFailure('connection limits', () =>
-        runScript(
+      const [ok] = await unavailableOnFailure('connection limits', () =>
+        ACQUIRE_CONNECTION_SCRIPT.run(
           this.client,
-          ACQUIRE_CONNECTION_SCRIPT,
           [this.keys.connections(subject)],
           [this.instanceId, this.max, this.leaseMs],
         ),
-      )) as [number, number];
+      );
       taken = ok === 1;
     } finally {
       entry.pending--;
@@ -116,9 +115,8 @@ export class RedisConnectionLimiter extends ConnectionLimiter {
       entry.held--;
       this.forgetIfIdle(subject, entry);
       if (this.closed) return;
-      runScript(
+      RELEASE_CONNECTION_SCRIPT.run(
         this.client,
-        RELEASE_CONNECTION_SCRIPT,
         [this.keys.connections(subject)],
         [this.instanceId],
       ).catch((err: unknown) => this.logger.debug?.(`release not recorded: ${String(err)}`));
@@ -166,9 +164,8 @@ export class RedisConnectionLimiter extends ConnectionLimiter {
   }
 
   private renew(subject: string, count: number): Promise<void> {
-    return runScript(
+    return REFRESH_CONNECTIONS_SCRIPT.run(
       this.client,
-      REFRESH_CONNECTIONS_SCRIPT,
       [this.keys.connections(subject)],
       [this.instanceId, count, this.leaseMs],
     ).then(

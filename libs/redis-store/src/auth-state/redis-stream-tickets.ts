@@ -13,7 +13,7 @@ import {
   type IssuedTicket,
   type Principal,
 } from '@app/auth';
-import { runScript, unavailableOnFailure, type RedisClient } from '../redis-client';
+import { unavailableOnFailure, type RedisClient } from '../redis-client';
 import type { AuthStateKeys } from './auth-state-keys';
 import { COUNT_TICKET_SCRIPT, UNCOUNT_TICKET_SCRIPT } from './auth-state-scripts';
 
@@ -57,7 +57,7 @@ export class RedisStreamTicketStore extends StreamTicketStore {
     // Two keys in two slots (a ticket's and its subject's), hence two steps: a count
     // taken for a ticket that then failed to be stored only lingers until it expires.
     const counted = await unavailableOnFailure(WHAT, () =>
-      runScript(this.client, COUNT_TICKET_SCRIPT, [countKey], [this.maxPerSubject, this.ttlMs]),
+      COUNT_TICKET_SCRIPT.run(this.client, [countKey], [this.maxPerSubject, this.ttlMs]),
     );
     if (counted === 0) throw tooManyTickets(this.maxPerSubject);
     const entry = encodeTicketEntry({ principal, orderId, expiresAtMs });
@@ -76,9 +76,8 @@ export class RedisStreamTicketStore extends StreamTicketStore {
     const entry = json === null ? undefined : decodeTicketEntry(json);
     if (entry === undefined) throw unknownTicket();
     // Best effort: a count left behind expires with the subject's newest ticket.
-    runScript(
+    UNCOUNT_TICKET_SCRIPT.run(
       this.client,
-      UNCOUNT_TICKET_SCRIPT,
       [this.keys.ticketCount(entry.principal.subject)],
       [],
     ).catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import { runScript, unavailableOnFailure, type RedisClient } from '../redis-client';
+import { unavailableOnFailure, type RedisClient } from '../redis-client';
 import type { AuthStateKeys } from './auth-state-keys';
 import { RATE_LIMIT_SCRIPT } from './auth-state-scripts';
 
@@ -13,8 +13,8 @@ type ThrottlerRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
  * Redis Cluster too. A Redis failure rejects with GatewayError Unavailable.
  *
  * Maintained packages exist (@nest-lab/throttler-storage-redis): this one is a few lines,
- * sends the script by SHA instead of its text on every hit, keys in the service's prefix,
- * and answers outages as the rest of the service does.
+ * sends the script's text once per connection and its SHA on every other hit, keys in the
+ * service's prefix, and answers outages as the rest of the service does.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   constructor(
@@ -30,15 +30,15 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<ThrottlerRecord> {
     const id = `${throttlerName}:${key}`;
-    const result = await unavailableOnFailure('rate limits', () =>
-      runScript(
-        this.client,
-        RATE_LIMIT_SCRIPT,
-        [this.keys.rateHits(id), this.keys.rateBlock(id)],
-        [ttl, limit, blockDuration],
-      ),
+    const [hits, windowLeftMs, blocked, blockLeftMs] = await unavailableOnFailure(
+      'rate limits',
+      () =>
+        RATE_LIMIT_SCRIPT.run(
+          this.client,
+          [this.keys.rateHits(id), this.keys.rateBlock(id)],
+          [ttl, limit, blockDuration],
+        ),
     );
-    const [hits, windowLeftMs, blocked, blockLeftMs] = result as [number, number, number, number];
     // The throttler's record counts in seconds.
     return {
       totalHits: hits,
