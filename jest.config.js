@@ -19,12 +19,13 @@ const moduleNameMapper = {
   '^@app/client(|/.*)$': '<rootDir>/libs/client/src$1',
 };
 // NestJS 12 (@nestjs/*), jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import)
-// and content-disposition (required by @fastify/static) ship ESM only;
+// content-disposition (required by @fastify/static) and eventsource-parser 4 (the SSE
+// parser of the tests and the load test) ship ESM only;
 // Jest (below Node 24.9) can neither require() ESM nor run import() without VM modules,
 // so SWC compiles them to CommonJS for the tests, on every Node the suite runs on (one
 // module system under test). Node loads them natively (require(esm), Node 20.19+).
 const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
-const ESM_PACKAGES = '@nestjs|jose|@fastify/cookie|cookie|content-disposition';
+const ESM_PACKAGES = '@nestjs|jose|@fastify/cookie|cookie|content-disposition|eventsource-parser';
 const common = {
   transform: {
     '^.+\\.ts$': swc,

@@ -5,21 +5,23 @@ import {
   renderTemplate,
   STACK,
 } from '../../deploy/stack/stack-settings';
-import { items, read, scalars, section } from './compose-yaml';
+import { argAfter, environment, read, readCompose } from './compose-file';
 
 /** docker-compose.yml and `npm run stack` must describe the same stack. */
 describe('docker-compose.yml and the local stack', () => {
-  const compose = read('docker-compose.yml').split('\n');
+  const compose = readCompose();
 
   it('run Redis on the same port', () => {
-    expect(section(compose, 'services', 'redis').join(' ')).toContain(`'${STACK.redisPort}'`);
+    const redis = compose.service('redis');
+    const port = String(STACK.redisPort);
+    expect(argAfter(redis.command, '--port')).toBe(port);
+    expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', '-p', port, 'ping']);
   });
 
   it.each(STACK.instances.map((i) => [i.name, i] as const))(
     'give %s the same variables and ports',
     (name, instance) => {
-      const env = scalars(section(compose, 'services', name, 'environment'));
-      expect(env).toEqual({
+      expect(environment(compose.service(name))).toEqual({
         ...instanceEnv(STACK, instance, { bind: '0.0.0.0', redis: 'redis' }),
         TLS_DEV_CERT_DIR: '/certs',
       });
@@ -27,20 +29,18 @@ describe('docker-compose.yml and the local stack', () => {
   );
 
   it('render the same nginx template with the same variables, and publish its ports', () => {
-    const nginx = ['services', 'nginx'];
-    expect(scalars(section(compose, ...nginx, 'environment'))).toEqual(
+    const nginx = compose.service('nginx');
+    expect(environment(nginx)).toEqual(
       nginxVariables(STACK, (i) => i.name, {
         certFile: '/certs/dev-cert.pem',
         keyFile: '/certs/dev-key.pem',
       }),
     );
-    expect(items(section(compose, ...nginx, 'volumes'))).toContain(
+    expect(nginx.volumes).toContain(
       `./${NGINX_TEMPLATE}:/etc/nginx/templates/order-status.conf.template:ro`,
     );
     const { httpPort, httpsPort, grpcPort } = STACK.nginx;
-    expect(items(section(compose, ...nginx, 'ports'))).toEqual(
-      [httpPort, httpsPort, grpcPort].map((p) => `${p}:${p}`),
-    );
+    expect(nginx.ports).toEqual([httpPort, httpsPort, grpcPort].map((p) => `${p}:${p}`));
   });
 
   it('leave no template variable without a value', () => {

@@ -1,52 +1,38 @@
-/** One parsed Server-Sent Event (comments are reported as `comment`). */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+
+/**
+ * One thing an SSE stream carried, in order: a dispatched event, or a `retry:` field or a
+ * comment (the `: ping` heartbeat) as a record of its own, so a test can see where in
+ * the stream the server sent it.
+ */
 export interface SseMessage {
-  readonly id?: string;
+  /** The event type ('message' if the frame names none); '' for a retry or a comment. */
   readonly event: string;
   readonly data: string;
+  /** The frame's own `id:` (tests check each frame's id, not the one EventSource carries on). */
+  readonly id?: string;
   readonly retry?: number;
   readonly comment?: string;
 }
 
 /**
- * Incremental SSE parser (WHATWG HTML "Server-sent events" interpretation rules, enough
- * for tests that read raw streams over node:http2 or TCP): feed it chunks, get messages.
+ * Incremental SSE parser for tests that read raw streams over node:http2 or TCP, on
+ * `eventsource-parser` (WHATWG HTML "Server-sent events": any chunking, CRLF/LF/CR, an
+ * event without data is not dispatched): feed it decoded text, get what it completed.
  */
 export class SseParser {
-  private buffer = '';
+  private out: SseMessage[] = [];
+  private readonly parser: EventSourceParser = createParser({
+    onEvent: ({ event, data, id }) =>
+      this.out.push({ ...(id !== undefined ? { id } : {}), event: event ?? 'message', data }),
+    onRetry: (retry) => this.out.push({ event: '', data: '', retry }),
+    onComment: (comment) => this.out.push({ event: '', data: '', comment }),
+  });
 
   push(chunk: string): SseMessage[] {
-    this.buffer += chunk;
-    const out: SseMessage[] = [];
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end < 0) return out;
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      let id: string | undefined;
-      let event = 'message';
-      const data: string[] = [];
-      let retry: number | undefined;
-      let comment: string | undefined;
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) {
-          comment = line.slice(1).trim();
-          continue;
-        }
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') id = value;
-        else if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-        else if (field === 'retry') retry = Number(value);
-      }
-      out.push({
-        ...(id !== undefined ? { id } : {}),
-        event,
-        data: data.join('\n'),
-        ...(retry !== undefined ? { retry } : {}),
-        ...(comment !== undefined ? { comment } : {}),
-      });
-    }
+    this.parser.feed(chunk);
+    const done = this.out;
+    this.out = [];
+    return done;
   }
 }

@@ -1,4 +1,5 @@
 import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
+import { StringDecoder } from 'node:string_decoder';
 import { request } from 'undici';
 import { withAuth } from './auth';
 import { SseParser, type SseMessage } from './sse-parser';
@@ -57,9 +58,11 @@ export async function openSseH1(
     signal: ac.signal,
   });
   const { stream, feed } = makeStream();
-  res.body.setEncoding('utf8');
+  // undici's body.setEncoding() sets no decoder (its chunks stay Buffers), so decode here:
+  // a StringDecoder holds back a UTF-8 sequence split between chunks.
+  const decoder = new StringDecoder('utf8');
   const ended = new Promise<void>((resolve) => {
-    res.body.on('data', (c: string) => feed(c));
+    res.body.on('data', (c: Buffer) => feed(decoder.write(c)));
     res.body.on('end', resolve);
     res.body.on('error', () => resolve());
     res.body.on('close', resolve);

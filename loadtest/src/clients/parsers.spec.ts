@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import fc from 'fast-check';
 import { dispatchSseMessage } from './sse-connector';
 import { SseParser, type SseMessage } from './sse-parser';
@@ -11,9 +12,25 @@ function parseAll(chunks: readonly string[]): { messages: SseMessage[]; parser: 
   return { messages, parser };
 }
 
+/** `whole` cut at the given points (any order, repeats allowed). */
+function cut<T extends { slice(start: number, end?: number): T; length: number }>(
+  whole: T,
+  cuts: readonly number[],
+): T[] {
+  const points = [...new Set(cuts.map((c) => c % (whole.length + 1)))].sort((a, b) => a - b);
+  const chunks: T[] = [];
+  let prev = 0;
+  for (const p of points) {
+    chunks.push(whole.slice(prev, p));
+    prev = p;
+  }
+  chunks.push(whole.slice(prev));
+  return chunks;
+}
+
 const STREAM =
   'retry: 2000\n\n' +
-  'id: 2\nevent: status\ndata: {"orderId":"lt-1","seq":2,"status":"paid","publishedAtUs":10}\n\n' +
+  'id: 2\nevent: status\ndata: {"orderId":"lt-ü€😀","seq":2,"status":"paid","publishedAtUs":10}\n\n' +
   ': ping\n\n' +
   'id: 3\r\nevent: status\r\ndata: {"orderId":"lt-1","seq":3,"status":"packed","publishedAtUs":11}\r\n\r\n' +
   'event: end\rdata: {"reason":"completed"}\r\r';
@@ -28,32 +45,47 @@ describe('SseParser', () => {
       ['status', '3'],
       ['end', '3'], // the last event id persists, as in EventSource
     ]);
+    expect(JSON.parse(messages[0].data)).toMatchObject({ orderId: 'lt-ü€😀' });
     expect(JSON.parse(messages[1].data)).toMatchObject({ seq: 3 });
   });
 
   it('gives the same messages however the stream is split (property)', () => {
     const whole = parseAll([STREAM]).messages;
     fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: STREAM.length }), { maxLength: 20 }),
-        (cuts) => {
-          const points = [...new Set(cuts)].sort((a, b) => a - b);
-          const chunks: string[] = [];
-          let prev = 0;
-          for (const p of points) {
-            chunks.push(STREAM.slice(prev, p));
-            prev = p;
-          }
-          chunks.push(STREAM.slice(prev));
-          expect(parseAll(chunks).messages).toEqual(whole);
-        },
-      ),
+      fc.property(fc.array(fc.nat(), { maxLength: 20 }), (cuts) => {
+        expect(parseAll(cut(STREAM, cuts)).messages).toEqual(whole);
+      }),
+    );
+  });
+
+  it('gives the same messages however the bytes are split, inside UTF-8 sequences too (property)', () => {
+    // The HTTP getters decode with setEncoding('utf8'): a StringDecoder, as here.
+    const bytes = Buffer.from(STREAM, 'utf8');
+    const whole = parseAll([STREAM]).messages;
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 20 }), (cuts) => {
+        const decoder = new StringDecoder('utf8');
+        const text = cut(bytes, cuts).map((b) => decoder.write(b));
+        expect(parseAll(text).messages).toEqual(whole);
+      }),
     );
   });
 
   it('joins multi-line data, strips one leading space, ignores data-less events', () => {
     const { messages } = parseAll(['event: x\n\ndata:a\ndata:  b\n\n']);
     expect(messages).toEqual([{ event: 'message', data: 'a\n b', id: undefined }]);
+  });
+
+  it('keeps the id of a block without data, ignores an id with NUL and a retry that is no integer', () => {
+    const { messages, parser } = parseAll([
+      'retry: 1500\n\nid: 7\n\nid: 8\u0000\nretry: 1.5\ndata: a\n\nid\ndata: b\n\n',
+    ]);
+    expect(parser.retryMs).toBe(1500);
+    // `id` with no value resets the last event ID to empty (WHATWG HTML 9.2.6).
+    expect(messages).toEqual([
+      { event: 'message', data: 'a', id: '7' },
+      { event: 'message', data: 'b', id: '' },
+    ]);
   });
 });
 
