@@ -7,7 +7,7 @@ import { createWatch } from './watch-order';
 
 export * from './types';
 export { WatchError } from './watch-error';
-export { DEFAULT_LONG_POLL_WAIT_S } from './watch-order';
+export { DEFAULT_LONG_POLL_WAIT_S, DEFAULT_MAX_BUFFERED_ITEMS } from './watch-order';
 export { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS } from './backoff';
 export { DEFAULT_REFRESH_BEFORE_EXPIRY_MS } from './token-source';
 

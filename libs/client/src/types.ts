@@ -49,7 +49,12 @@ export type ConnectionEvent =
       /** The server's own advice, when it gave one (the delay then follows it). */
       readonly advisedMs?: number;
     }
-  | { readonly type: 'paused'; readonly reason: 'offline' }
+  /**
+   * No connection until the cause is over: `offline` until the browser is back,
+   * `backpressure` until the consumer has drained the buffer to half of
+   * `maxBufferedItems` (then the watch resumes after the last item it queued).
+   */
+  | { readonly type: 'paused'; readonly reason: 'offline' | 'backpressure' }
   | { readonly type: 'token'; readonly reason: 'expiring' | 'expired' | 'refused' };
 
 export interface WatchStats {
@@ -65,6 +70,8 @@ export interface WatchStats {
   resumes: number;
   /** getToken() calls. */
   tokenRefreshes: number;
+  /** Connections let go because the consumer fell `maxBufferedItems` behind. */
+  backpressurePauses: number;
 }
 
 export interface BackoffOptions {
@@ -95,6 +102,16 @@ export interface WatchOptions {
   readonly backoff?: BackoffOptions;
   /** @default 30_000 ms before the token's `exp` */
   readonly refreshBeforeExpiryMs?: number;
+  /**
+   * Items the watch buffers for a consumer that iterates more slowly than they arrive.
+   * When the buffer is full the watch lets the connection go, waits until the consumer
+   * has taken it down to half, and resumes after the last item it buffered: nothing is
+   * lost or repeated, and the service never has to drop anything for this reader. A
+   * `gap` travels with the item that revealed it and the final `end` is always queued,
+   * so the buffer holds at most `maxBufferedItems + 2`. A positive integer.
+   * @default 1_000
+   */
+  readonly maxBufferedItems?: number;
   /** Long-poll hold in seconds. @default 25 */
   readonly longPollWaitS?: number;
   /**

@@ -21,8 +21,11 @@ import { toWatchError, WatchError } from './watch-error';
 /** @default 25 s long-poll hold (below common 30 s proxy timeouts) */
 export const DEFAULT_LONG_POLL_WAIT_S = 25;
 
+/** @default 1,000 items buffered for a slow consumer before the watch pauses */
+export const DEFAULT_MAX_BUFFERED_ITEMS = 1_000;
+
 /** Why the current connection was dropped on purpose. */
-type DropReason = 'forced' | 'offline';
+type DropReason = 'forced' | 'offline' | 'backpressure';
 
 /**
  * Follows one order over one transport until it completes, the watch is aborted, or a
@@ -45,7 +48,11 @@ export function createWatch(
   if (typeof orderId !== 'string' || orderId === '') throw new TypeError('orderId is required');
   const after = options.after ?? 0;
   if (!Number.isSafeInteger(after) || after < 0) throw new TypeError('after must be a seq >= 0');
-  return new Watch(orderId, options, factory, after);
+  const maxBuffered = options.maxBufferedItems ?? DEFAULT_MAX_BUFFERED_ITEMS;
+  if (!Number.isSafeInteger(maxBuffered) || maxBuffered < 1) {
+    throw new TypeError('maxBufferedItems must be an integer >= 1');
+  }
+  return new Watch(orderId, options, factory, after, maxBuffered);
 }
 
 class Watch implements OrderWatch {
@@ -56,6 +63,7 @@ class Watch implements OrderWatch {
     reconnects: 0,
     resumes: 0,
     tokenRefreshes: 0,
+    backpressurePauses: 0,
   };
   readonly done: Promise<EndItem>;
   readonly transport: TransportName;
@@ -76,6 +84,7 @@ class Watch implements OrderWatch {
     private readonly options: WatchOptions,
     factory: ConnectorFactory,
     after: number,
+    private readonly maxBuffered: number,
   ) {
     this.transport = options.transport;
     this.cursorState = new Cursor(after);
@@ -151,6 +160,11 @@ class Watch implements OrderWatch {
       this.push(admission.gap);
     }
     this.push(item);
+    // The consumer is this far behind: let the connection go rather than buffer without
+    // bound (or stop reading and make the service drop for us). The items the
+    // transport still hands over are discarded, so the cursor stays at the last one
+    // queued and the resume starts right after it.
+    if (this.queue.size >= this.maxBuffered) this.drop('backpressure');
   }
 
   private opened(afterSeq: number): void {
@@ -229,6 +243,9 @@ class Watch implements OrderWatch {
           cursor: () => this.cursorState.value,
         });
         if (signal.aborted) break;
+        // The items that came after a drop were discarded, so the end that followed them
+        // (a long-poll answer's `completed`, say) does not hold for the cursor: resume.
+        if (attempt.drop !== undefined) throw new Error(`dropped (${attempt.drop})`);
         const reason = end.reason as StreamEndReason;
         if (reason === StreamEndReason.Completed) return this.end('completed');
         if (reason === StreamEndReason.TokenExpired) {
@@ -250,7 +267,8 @@ class Watch implements OrderWatch {
       } catch (err) {
         if (signal.aborted) break;
         if (attempt.drop !== undefined) {
-          // Dropped on purpose: resume at once (offline: once the browser is back).
+          // Dropped on purpose: resume at once (offline: once the browser is back;
+          // backpressure: once the consumer caught up), without counting a failure.
           why = attempt.drop;
           delayMs = 0;
         } else {
@@ -274,6 +292,13 @@ class Watch implements OrderWatch {
         signal.removeEventListener('abort', onAbort);
         ctl.abort();
         this.current = undefined;
+      }
+      if (attempt.drop === 'backpressure') {
+        this.stats.backpressurePauses++;
+        this.emit({ type: 'paused', reason: 'backpressure' });
+        // Half the bound, so a consumer just below it does not cost a reconnect per item.
+        await this.queue.drained(Math.floor(this.maxBuffered / 2), signal);
+        continue;
       }
       this.emit({
         type: 'retrying',
