@@ -1,6 +1,9 @@
 // Two projects: fast unit specs beside the source, and e2e specs under test/ that start
 // real servers on port 0. SWC strips types (tsc --noEmit type-checks separately) and
 // emits decorator metadata, which Nest's DI needs.
+const { join, posix } = require('node:path');
+const ts = require('typescript');
+
 const swc = [
   '@swc/jest',
   {
@@ -11,13 +14,23 @@ const swc = [
     },
   },
 ];
-const moduleNameMapper = {
-  '^@app/contracts(|/.*)$': '<rootDir>/libs/contracts/src$1',
-  '^@app/event-bus(|/.*)$': '<rootDir>/libs/event-bus/src$1',
-  '^@app/redis-store(|/.*)$': '<rootDir>/libs/redis-store/src$1',
-  '^@app/auth(|/.*)$': '<rootDir>/libs/auth/src$1',
-  '^@app/client(|/.*)$': '<rootDir>/libs/client/src$1',
-};
+// The `@app/*` aliases are declared once, in tsconfig.json's `paths`: tsc, tsx, madge, the
+// Nest build (Rspack, given the app's tsconfig, which extends this one) and the client
+// bundle (esbuild) read them there, and Jest gets the same map from it
+// (test/tooling/path-aliases.e2e-spec.ts checks both).
+function moduleNameMapperFromTsconfig(file) {
+  const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
+  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
+  const { baseUrl = '.', paths = {} } = config.compilerOptions ?? {};
+  // TypeScript's one `*` wildcard becomes a capture group, its value `$1`.
+  const pattern = (alias) =>
+    `^${alias.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '(.*)')}$`;
+  const target = (to) => posix.join('<rootDir>', baseUrl, to).replace('*', '$1');
+  return Object.fromEntries(
+    Object.entries(paths).map(([alias, targets]) => [pattern(alias), targets.map(target)]),
+  );
+}
+const moduleNameMapper = moduleNameMapperFromTsconfig(join(__dirname, 'tsconfig.json'));
 // NestJS 12 (@nestjs/*), jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import)
 // content-disposition (required by @fastify/static) and eventsource-parser 4 (the SSE
 // parser of the tests and the load test) ship ESM only;
