@@ -54,7 +54,11 @@ export const TEST_CERT_DIR = join(tmpdir(), 'order-status-test-certs');
  * Starts the real service on free ports (HTTP/1.1, TLS h2+h1, gRPC), simulator off,
  * quiet logs. `env` overrides any configuration variable, exactly as in production.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  /** A store made by the test (startApp's own option), instead of the one `env` selects. */
+  opts: { readonly store?: Store } = {},
+): Promise<TestApp> {
   const config = loadConfig({
     HTTP_PORT: '0',
     HTTPS_PORT: '0',
@@ -66,7 +70,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...testAuthEnv(),
     ...env,
   });
-  const running = await startApp(config);
+  const running = await startApp(config, opts.store ? { store: opts.store } : {});
   const store = running.app.get(OrderStore);
   const publish = (orderId: string, status: OrderStatus, paddingBytes?: number) =>
     store.publish({ orderId, status, paddingBytes });

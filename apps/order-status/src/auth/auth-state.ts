@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
 import {
   InMemoryConnectionLimiter,
@@ -19,6 +20,13 @@ export interface AuthState {
   readonly connections: ConnectionLimiter;
   /** @nestjs/throttler's storage, which the publish rate limit counts in. */
   readonly rateStorage: ThrottlerStorage;
+  /**
+   * Whether tickets and limits can be checked now (the Redis connection is ready); the
+   * in-process state has no connection and is always up. Readiness follows it.
+   */
+  health?(): 'up' | 'down';
+  /** Resolves true once up, false after `timeoutMs`. */
+  whenUp?(timeoutMs: number): Promise<boolean>;
   /** Bounded: gives back timers, this instance's shared counts and the connection. */
   close(): Promise<void>;
 }
@@ -26,15 +34,28 @@ export interface AuthState {
 /** DI token of the AuthState. */
 export const AUTH_STATE = Symbol('AUTH_STATE');
 
-export function createAuthState(config: AppConfig): AuthState {
+/**
+ * Start-up waits for the Redis connection up to the connect timeout, as it does for the
+ * store's, and never fails for it: until the connection is ready every request that
+ * checks a ticket or a limit would answer 503, so the instance starts not ready instead
+ * (an instance that took traffic before its auth state was connected answered its first
+ * publishes 503).
+ */
+export async function createAuthState(config: AppConfig): Promise<AuthState> {
   const { auth, limits, redis } = config;
   if (redis !== undefined) {
-    return new RedisAuthState({
+    const state = new RedisAuthState({
       redis,
       ticketTtlMs: auth.ticketTtlMs,
       maxConnectionsPerPrincipal: limits.connectionsPerPrincipal,
       connectionLeaseMs: limits.connectionLeaseMs,
     });
+    if (!(await state.whenUp(redis.connectTimeoutMs))) {
+      new Logger('AuthState').warn(
+        'Redis not reachable at start-up for tickets and limits: starting not ready',
+      );
+    }
+    return state;
   }
   const tickets = new InMemoryStreamTicketStore({ ttlMs: auth.ticketTtlMs });
   const connections = new InMemoryConnectionLimiter(limits.connectionsPerPrincipal);

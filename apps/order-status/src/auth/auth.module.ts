@@ -74,6 +74,14 @@ class AuthStateCloser implements OnApplicationShutdown {
     PublishRateLimiter,
     { provide: APP_GUARD, useClass: HttpAuthGuard },
   ],
-  exports: [AuthService, PublishRateLimiter, ConnectionLimiter, StreamTicketStore, TokenVerifier],
+  exports: [
+    AuthService,
+    PublishRateLimiter,
+    ConnectionLimiter,
+    StreamTicketStore,
+    TokenVerifier,
+    // Readiness follows its connection.
+    AUTH_STATE,
+  ],
 })
 export class AuthModule {}

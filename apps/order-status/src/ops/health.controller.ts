@@ -18,7 +18,7 @@ import { Readiness } from './readiness.service';
 /**
  * Kubernetes-style probes (@nestjs/terminus): `/health/live` answers while the event loop
  * does (restart me if not); `/health/ready` is 503 while starting, draining for shutdown
- * or cut off from the store (send me no traffic). gRPC's standard health service follows
+ * or cut off from the store or the shared auth state (send me no traffic). gRPC's standard health service follows
  * the same readiness (see bootstrap).
  */
 @Controller('health')
@@ -45,14 +45,15 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({
     operationId: 'readiness',
-    summary: 'Readiness probe: 503 while starting, draining or cut off from the store',
+    summary:
+      'Readiness probe: 503 while starting, draining or cut off from the store or the shared auth state',
   })
   @ApiServiceUnavailableResponse({
     type: HealthCheckResultSchema,
     description: 'Not ready: see `error`.',
   })
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
-    const { phase, storeUp } = this.readiness.state();
+    const { phase, storeUp, authStateUp } = this.readiness.state();
     try {
       return await this.health.check([
         () => {
@@ -62,6 +63,10 @@ export class HealthController {
         () => {
           const check = this.indicators.check('store');
           return storeUp ? check.up() : check.down();
+        },
+        () => {
+          const check = this.indicators.check('authState');
+          return authStateUp ? check.up() : check.down();
         },
       ]);
     } catch (err) {

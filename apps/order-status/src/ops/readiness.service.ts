@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { OrderStore } from '@app/event-bus';
+import { AUTH_STATE, type AuthState } from '../auth/auth-state';
 
 /** Where the instance is in its life: only `ready` takes traffic. */
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -9,6 +10,8 @@ export interface ReadinessState {
   readonly phase: Phase;
   /** False while the store is unreachable (e.g. a Redis outage). */
   readonly storeUp: boolean;
+  /** False while tickets and limits cannot be checked (their Redis connection is down). */
+  readonly authStateUp: boolean;
 }
 
 /** @default 1_000 ms between store health reads while ready, for push-style watchers */
@@ -17,8 +20,9 @@ export const READINESS_POLL_MS = 1_000;
 /**
  * Whether this instance should receive new connections: not while starting (listeners
  * bound but the simulator or the store feed not yet up), not while draining for
- * shutdown, and not while the store is down (publishes would fail and resumes could not
- * be served from shared history). Liveness is separate: a store outage must not get the
+ * shutdown, not while the store is down (publishes would fail and resumes could not
+ * be served from shared history), and not while the shared auth state is (every
+ * ticket, connection-slot and rate-limit check would answer 503). Liveness is separate: a store outage must not get the
  * process restarted, only taken out of rotation.
  *
  * HTTP probes read `state()` on demand; the gRPC health service is push-based (`Watch`),
@@ -32,11 +36,20 @@ export class Readiness implements OnModuleDestroy {
   private lastReady = false;
   private timer?: NodeJS.Timeout;
 
-  constructor(@Inject(OrderStore) private readonly store: OrderStore) {}
+  constructor(
+    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(AUTH_STATE) private readonly authState: AuthState,
+  ) {}
 
   state(): ReadinessState {
     const storeUp = (this.store.health?.() ?? 'up') === 'up';
-    return { ready: this.phase === 'ready' && storeUp, phase: this.phase, storeUp };
+    const authStateUp = (this.authState.health?.() ?? 'up') === 'up';
+    return {
+      ready: this.phase === 'ready' && storeUp && authStateUp,
+      phase: this.phase,
+      storeUp,
+      authStateUp,
+    };
   }
 
   /** Start-up is complete: listeners bound, bus fed, simulator started. */
@@ -67,11 +80,12 @@ export class Readiness implements OnModuleDestroy {
   }
 
   private publish(): void {
-    const { ready, phase, storeUp } = this.state();
+    const { ready, phase, storeUp, authStateUp } = this.state();
     if (ready === this.lastReady) return;
     this.lastReady = ready;
+    const up = (b: boolean) => (b ? 'up' : 'down');
     this.logger.log(
-      `${ready ? 'ready' : 'not ready'} (phase ${phase}, store ${storeUp ? 'up' : 'down'})`,
+      `${ready ? 'ready' : 'not ready'} (phase ${phase}, store ${up(storeUp)}, auth state ${up(authStateUp)})`,
     );
     for (const listener of this.listeners) listener(ready);
   }

@@ -49,6 +49,29 @@ export class RedisAuthState {
     this.rateStorage = new RedisThrottlerStorage(client, keys);
   }
 
+  /**
+   * 'up' once its connection is ready. While it is not, every ticket, connection-slot and
+   * rate-limit check answers 503 (no offline queue), so readiness follows it.
+   */
+  health(): 'up' | 'down' {
+    return this.client.status === 'ready' ? 'up' : 'down';
+  }
+
+  /** Resolves true once the connection is ready, false after `timeoutMs` (never rejects). */
+  whenUp(timeoutMs: number): Promise<boolean> {
+    if (this.health() === 'up') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (up: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(up);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.client.on('ready', onReady);
+    });
+  }
+
   /** Removes this instance's connection counts, then closes the connection; bounded. */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
