@@ -283,8 +283,14 @@
         break;
       }
       case 'paused':
-        note('info', 'offline: waiting for the network');
-        setConn('offline');
+        if (e.reason === 'backpressure') {
+          // The page fell behind its own buffer: the watch resumes once it has caught up.
+          note('info', 'paused: catching up with buffered events');
+          setConn('reconnecting');
+        } else {
+          note('info', 'offline: waiting for the network');
+          setConn('offline');
+        }
         break;
       case 'token':
         note('info', `asking for a new token (${e.reason})`);
