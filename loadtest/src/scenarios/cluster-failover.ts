@@ -14,7 +14,7 @@ import { launchService, SERVICE_ENTRY, type RunningService } from '../service/la
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts } from '../stats/seq-tracker';
-import { serviceUsage, type RunResult } from './result';
+import { plainSettings, serviceUsage, type RunResult } from './result';
 import type { RunContext } from './run-options';
 import { waitFor } from './run-transport';
 import { anyTransport, type Scenario, type ScenarioOptions } from './scenario';
@@ -391,17 +391,11 @@ function row(t: TransportName, s: Sizes, o: ScenarioOptions, x: RowInputs): RunR
     variant: 'failover + killed master',
     transport: t,
     server: 'nest',
-    settings: {
+    settings: plainSettings({
       subscribers: x.subs.length,
       ratePerOrder: s.ratePerOrder,
       durationS: s.phaseS.reduce((a, b) => a + b, 0),
-      warmupS: 0,
-      payloadBytes: 0,
-      headers: 'bare',
-      oneWayDelayMs: 0,
-      grpcSharedChannel: false,
-      env: {},
-    },
+    }),
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),
     durationS: Math.round(x.windowS * 10) / 10,

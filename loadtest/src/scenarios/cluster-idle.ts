@@ -4,7 +4,7 @@ import { promValue } from '../sampling/prom-text';
 import { UsageSampler, type UsageSummary } from '../sampling/sampler';
 import { AdminClient } from '../service/admin';
 import { distribution } from '../stats/distribution';
-import { serviceUsage, type RunResult } from './result';
+import { plainSettings, serviceUsage, untrackedEvents, type RunResult } from './result';
 import type { RunContext } from './run-options';
 import type { ScenarioOptions } from './scenario';
 
@@ -119,33 +119,12 @@ function row(
     variant: `idle-instance ${orders} orders`,
     transport: o.transports[0],
     server: 'nest',
-    settings: {
-      subscribers: 0,
-      ratePerOrder: rate / orders,
-      durationS,
-      warmupS: 0,
-      payloadBytes: 0,
-      headers: 'bare',
-      oneWayDelayMs: 0,
-      grpcSharedChannel: false,
-      env: {},
-    },
+    settings: plainSettings({ subscribers: 0, ratePerOrder: rate / orders, durationS }),
     ok,
     ...(ok ? {} : { error: 'the idle instance ingested events of orders it does not serve' }),
     durationS,
     latency: { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, p999Ms: 0, maxMs: 0, meanMs: 0 },
-    events: {
-      expected: 0,
-      delivered: 0,
-      lost: 0,
-      droppedByService: 0,
-      duplicates: 0,
-      outOfOrder: 0,
-      resets: 0,
-      skippedByReset: 0,
-      perSec: 0,
-      expectedPerSec: 0,
-    },
+    events: untrackedEvents({ expected: 0, delivered: 0, perSec: 0, expectedPerSec: 0 }),
     service: serviceUsage({ pid, pinned: false }, usage, {
       cpuMsPer1kEvents: null,
       eventLoopLagP99Ms: null,

@@ -120,3 +120,47 @@ export function serviceUsage(
     samples: usage?.samples ?? [],
   };
 }
+
+/**
+ * The settings of a run that is not one streaming measurement (cluster, routing, unary
+ * calls): the service as it starts, with no payload padding, bare headers, no proxy delay
+ * and no environment overrides. Only what such a run varies is given.
+ */
+export function plainSettings(
+  s: Pick<RunSettingsRecord, 'subscribers' | 'ratePerOrder' | 'durationS'> &
+    Partial<Pick<RunSettingsRecord, 'warmupS' | 'grpcSharedChannel'>>,
+): RunSettingsRecord {
+  return {
+    subscribers: s.subscribers,
+    ratePerOrder: s.ratePerOrder,
+    durationS: s.durationS,
+    warmupS: s.warmupS ?? 0,
+    payloadBytes: 0,
+    headers: 'bare',
+    oneWayDelayMs: 0,
+    grpcSharedChannel: s.grpcSharedChannel ?? false,
+    env: {},
+  };
+}
+
+/**
+ * The event counts of a run that tracks no subscriber's sequence (it counts what was
+ * needed or answered, not a stream): loss, duplicates, order and resets are not measured,
+ * so they are 0 and the run's `ok` must rest on its own checks.
+ */
+export function untrackedEvents(
+  c: Pick<EventCounts, 'expected' | 'delivered' | 'perSec' | 'expectedPerSec'>,
+): EventCounts {
+  return {
+    expected: c.expected,
+    delivered: c.delivered,
+    lost: 0,
+    droppedByService: 0,
+    duplicates: 0,
+    outOfOrder: 0,
+    resets: 0,
+    skippedByReset: 0,
+    perSec: c.perSec,
+    expectedPerSec: c.expectedPerSec,
+  };
+}

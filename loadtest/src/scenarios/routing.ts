@@ -9,7 +9,7 @@ import { commandDelta, RedisInfo, type RedisReading } from '../routing/redis-inf
 import { UsageSampler } from '../sampling/sampler';
 import { distribution } from '../stats/distribution';
 import { HOST_BUSY_OTHER_CPU_PCT } from '../sampling/sampler';
-import { serviceUsage, type RunResult } from './result';
+import { plainSettings, serviceUsage, untrackedEvents, type RunResult } from './result';
 import type { RunContext } from './run-options';
 import { anyTransport, type Scenario, type ScenarioOptions } from './scenario';
 
@@ -267,33 +267,22 @@ async function measure(
       variant,
       transport: o.transports[0],
       server: 'nest',
-      settings: {
+      settings: plainSettings({
         subscribers: follow,
         ratePerOrder: s.rate / s.orders,
         durationS: s.durationS,
         warmupS: s.warmupS,
-        payloadBytes: 0,
-        headers: 'bare',
-        oneWayDelayMs: 0,
-        grpcSharedChannel: false,
-        env: {},
-      },
+      }),
       ok: error === undefined,
       ...(error === undefined ? {} : { error }),
       durationS: s.durationS,
       latency: { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, p999Ms: 0, maxMs: 0, meanMs: 0 },
-      events: {
+      events: untrackedEvents({
         expected: counts.needed,
         delivered: counts.needed,
-        lost: 0,
-        droppedByService: 0,
-        duplicates: 0,
-        outOfOrder: 0,
-        resets: 0,
-        skippedByReset: 0,
         perSec: Math.round(counts.needed / wallS),
         expectedPerSec: Math.round(counts.needed / wallS),
-      },
+      }),
       service: serviceUsage({ pid: instance.pid, pinned: false }, usage.instance, {
         cpuMsPer1kEvents:
           counts.needed > 0 ? Math.round((counts.cpuMs / counts.needed) * 1_000 * 10) / 10 : null,

@@ -9,7 +9,7 @@ import { AdminClient, orderId } from '../service/admin';
 import { distribution } from '../stats/distribution';
 import { LatencyRecorder } from '../stats/latency';
 import { GeneratorMonitor, UsageSampler } from '../sampling/sampler';
-import { serviceUsage, type RunResult } from './result';
+import { plainSettings, serviceUsage, untrackedEvents, type RunResult } from './result';
 import type { Scenario } from './scenario';
 
 export const UNARY_CALLS = 500;
@@ -114,32 +114,21 @@ export const unary: Scenario = {
           ...base,
           variant,
           server: 'nest',
-          settings: {
+          settings: plainSettings({
             subscribers: 1,
             ratePerOrder: 0,
             durationS: totalMs / 1000,
-            warmupS: 0,
-            payloadBytes: 0,
-            headers: 'bare',
-            oneWayDelayMs: 0,
             grpcSharedChannel: c.reuse,
-            env: {},
-          },
+          }),
           ok: Object.keys(errors).length === 0,
           durationS: Math.round(totalMs) / 1000,
           latency: latency.summary(),
-          events: {
+          events: untrackedEvents({
             expected: calls,
             delivered: latency.count,
-            lost: 0,
-            droppedByService: 0,
-            duplicates: 0,
-            outOfOrder: 0,
-            resets: 0,
-            skippedByReset: 0,
             perSec: Math.round((latency.count / totalMs) * 1000),
             expectedPerSec: 0,
-          },
+          }),
           service: serviceUsage(service, usage, {
             cpuMsPer1kEvents: usage
               ? Math.round((usage.cpuMsTotal / calls) * 1000 * 100) / 100
