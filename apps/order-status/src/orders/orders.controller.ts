@@ -4,13 +4,11 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
 import {
   ErrorCode,
-  parseIdempotencyKey,
   PublishStatusDto,
-  scopedIdempotencyKey,
   type OrderSnapshot,
   type OrderStatusChanged,
 } from '@app/contracts';
-import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
+import { OrderEventBus, OrderStore } from '@app/event-bus';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { AuthService } from '../auth/auth.service';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
@@ -24,12 +22,9 @@ import {
   ORDER_ROUTE_ERRORS,
 } from '../openapi/api-decorators';
 import * as Schema from '../openapi/api-schemas';
+import { publishIdempotently } from './idempotent-publish';
 import { OrderIdPipe } from './order-id.pipe';
-
-/** draft-ietf-httpapi-idempotency-key-header; Node lower-cases incoming header names. */
-const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-/** Marks an answer replayed from an earlier request with the same key (Stripe's name). */
-const REPLAYED_HEADER = 'idempotent-replayed';
+import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 
 /** The publish API and the snapshot, over REST. gRPC exposes the same through its unary calls. */
 @Controller('v1/orders')
@@ -100,19 +95,18 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OrderStatusChanged> {
-    const idempotencyKey = parseIdempotencyKey(rawIdempotencyKey, 'Idempotency-Key');
-    await this.publishRate.consume(principal);
-    const event = await this.store.publish({
-      orderId,
-      status: body.status,
-      ...(body.reason !== undefined ? { reason: body.reason } : {}),
-      paddingBytes: body.paddingBytes,
-      ownerId: ownerForNewOrder(principal, body.ownerId),
-      ...(idempotencyKey === undefined
-        ? {}
-        : { idempotencyKey: scopedIdempotencyKey(principal.subject, idempotencyKey) }),
-    });
-    if (isReplay(event)) void reply.header(REPLAYED_HEADER, 'true');
-    return event;
+    return publishIdempotently(
+      { rawIdempotencyKey, principal, reply },
+      this.publishRate,
+      (idempotency) =>
+        this.store.publish({
+          orderId,
+          status: body.status,
+          ...(body.reason !== undefined ? { reason: body.reason } : {}),
+          paddingBytes: body.paddingBytes,
+          ownerId: ownerForNewOrder(principal, body.ownerId),
+          ...idempotency,
+        }),
+    );
   }
 }

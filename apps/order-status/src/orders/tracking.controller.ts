@@ -2,14 +2,8 @@ import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Res } from '@
 import type { FastifyReply } from 'fastify';
 import { ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '@app/auth';
-import {
-  ErrorCode,
-  parseIdempotencyKey,
-  PublishTrackingDto,
-  scopedIdempotencyKey,
-  type TrackingUpdated,
-} from '@app/contracts';
-import { isReplay, OrderStore } from '@app/event-bus';
+import { ErrorCode, PublishTrackingDto, type TrackingUpdated } from '@app/contracts';
+import { OrderStore } from '@app/event-bus';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
 import {
@@ -23,7 +17,8 @@ import {
 } from '../openapi/api-decorators';
 import * as Schema from '../openapi/api-schemas';
 import { OrderIdPipe } from './order-id.pipe';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './publish-headers';
+import { publishIdempotently } from './idempotent-publish';
+import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 
 /**
  * Tracking updates over REST (gRPC: `UpdateTracking`): progress of an order that does not
@@ -65,18 +60,17 @@ export class TrackingController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TrackingUpdated> {
-    const idempotencyKey = parseIdempotencyKey(rawIdempotencyKey, 'Idempotency-Key');
-    await this.publishRate.consume(principal);
-    const event = await this.store.publishTracking({
-      orderId,
-      location: body.location,
-      etaMs: body.etaMs,
-      paddingBytes: body.paddingBytes,
-      ...(idempotencyKey === undefined
-        ? {}
-        : { idempotencyKey: scopedIdempotencyKey(principal.subject, idempotencyKey) }),
-    });
-    if (isReplay(event)) void reply.header(REPLAYED_HEADER, 'true');
-    return event;
+    return publishIdempotently(
+      { rawIdempotencyKey, principal, reply },
+      this.publishRate,
+      (idempotency) =>
+        this.store.publishTracking({
+          orderId,
+          location: body.location,
+          etaMs: body.etaMs,
+          paddingBytes: body.paddingBytes,
+          ...idempotency,
+        }),
+    );
   }
 }
