@@ -5,6 +5,7 @@ import {
   type TransportName,
   type WatchOptions,
 } from '@app/client/node';
+import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -121,14 +122,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
     await waitFor(() => watch.cursor === 4, 'history delivered');
     // The stream (for long-poll: the next held poll) is open, so the shutdown advises it.
     await waitFor(() => openStreams(first) === 1, 'stream open on the server');
-    await first.close();
-    app = undefined;
-    const second = await startTestApp({
-      ...env,
-      HTTP_PORT: String(first.ports.http),
-      GRPC_PORT: String(first.ports.grpc),
-    });
-    app = second;
+    const second = await restartOnSamePorts(first, env, (a) => (app = a));
     // Without Redis the order is re-created with the same history.
     await shippedOrder(second, 'rs-1');
     const five = await track(second, 'rs-1');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { OrderStatus } from '@app/contracts/order-status';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
+import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -89,14 +90,7 @@ describe('watch CLI', () => {
     await waitFor(() => watchers.every((w) => w.seqs().at(-1) === 4), 'live event printed', 5_000);
 
     // Restart on the same ports; without Redis the order is re-created with its history.
-    await first.close();
-    app = undefined;
-    const second = await startTestApp({
-      ...env,
-      HTTP_PORT: String(first.ports.http),
-      GRPC_PORT: String(first.ports.grpc),
-    });
-    app = second;
+    const second = await restartOnSamePorts(first, env, (a) => (app = a));
     await recreate(second, ...HISTORY, OrderStatus.Shipped);
     await second.publish('cli-1', OrderStatus.OutForDelivery);
     await waitFor(

@@ -1,0 +1,23 @@
+import { startTestApp, type TestApp } from './test-app';
+
+/**
+ * Closes `first` and starts a fresh service on its HTTP and gRPC ports, so clients that
+ * were connected reconnect to the address they know, as after a deploy. `current` is told
+ * which app is running at each step (none between the close and the start), so a suite's
+ * afterEach never closes an app twice nor misses the new one.
+ */
+export async function restartOnSamePorts(
+  first: TestApp,
+  env: Record<string, string>,
+  current: (app: TestApp | undefined) => void,
+): Promise<TestApp> {
+  await first.close();
+  current(undefined);
+  const second = await startTestApp({
+    ...env,
+    HTTP_PORT: String(first.ports.http),
+    GRPC_PORT: String(first.ports.grpc),
+  });
+  current(second);
+  return second;
+}
