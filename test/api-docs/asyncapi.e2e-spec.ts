@@ -204,6 +204,13 @@ describe('docs/asyncapi.yaml', () => {
       expect([name, frame.id]).toEqual([name, undefined]);
       expectValid(`SSE end ${reason}`, address, name, frame.data);
     }
+    // At shutdown the end carries the reconnect advice in its data as well.
+    expectValid(
+      'SSE end with advice',
+      address,
+      'end',
+      parseFrame(endFrame(StreamEndReason.Shutdown, 1_234)).data,
+    );
     const documented = Object.values(channel(address).messages).map((m) => m.name);
     expect(sorted(documented)).toEqual(sorted(written));
   });

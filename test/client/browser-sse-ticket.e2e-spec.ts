@@ -1,6 +1,7 @@
 import type { Page, Request, Response } from 'playwright-core';
 import { OrderStatus } from '@app/contracts/order-status';
 import { launchBrowser, type Browser } from '../browser/browser';
+import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -186,6 +187,36 @@ describe('client library in chromium: SSE with stream tickets', () => {
     expect(new Set(retries)).toEqual(new Set(['max_age']));
     await expectOneTicketPerStream(browser, a, traffic);
   }, 30_000);
+
+  it('after a server restart, waits the reconnect delay the service advised', async () => {
+    // Each client is advised 100 ms plus up to 2 s at random: well above the watch's own
+    // first backoff, so a watch that never read the advice shows it.
+    const env = { SHUTDOWN_RECONNECT_JITTER_MS: '2000', SHUTDOWN_DRAIN_MS: '3000' };
+    const first = await startTestApp(env);
+    app = first;
+    await shippedOrder(first, 'btr-1');
+    const page = await openPage(browser, first);
+    const traffic = await withoutSessions(page);
+    await startWatch(page, { orderId: 'btr-1', transport: 'sse', token: first.defaultToken });
+    await until(page, 'history delivered', (w) => w.cursor === 4);
+    const second = await restartOnSamePorts(first, env, (a) => (app = a));
+    await shippedOrder(second, 'btr-1');
+    const five = await track(second, 'btr-1');
+    await until(page, 'resumed after the restart', (w) => w.cursor === five, 15_000);
+    await second.publish('btr-1', OrderStatus.Delivered);
+    const s = await until(page, 'completed', (w) => w.done);
+    expect(seqsOf(s.items)).toEqual(range(1, 6));
+    expect(s.stats).toMatchObject({ lost: 0, duplicates: 0 });
+    // EventSource never shows `retry:`; the advice came in the end event's data.
+    const ended = s.log.findIndex((c) => c.e.type === 'retrying' && c.e.reason === 'shutdown');
+    expect(ended).toBeGreaterThanOrEqual(0);
+    const retrying = s.log[ended].e as { advisedMs?: number };
+    expect(retrying.advisedMs).toEqual(expect.any(Number));
+    expect(retrying.advisedMs).toBeGreaterThanOrEqual(100);
+    const reopened = s.log.slice(ended).find((c) => c.e.type === 'open');
+    expect(reopened!.at - s.log[ended].at).toBeGreaterThanOrEqual(retrying.advisedMs! - 5);
+    await expectOneTicketPerStream(browser, second, traffic);
+  }, 40_000);
 
   it('after the token expires, resumes with a ticket for the token from getToken()', async () => {
     app = await startTestApp({ AUTH_CLOCK_TOLERANCE_S: '0' });

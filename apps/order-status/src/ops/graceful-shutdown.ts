@@ -99,7 +99,7 @@ export function registerDrainGate(
       void reply
         .status(200)
         .header('content-type', 'text/event-stream; charset=utf-8')
-        .send(retryFrame(retryMs) + endFrame(StreamEndReason.Shutdown));
+        .send(retryFrame(retryMs) + endFrame(StreamEndReason.Shutdown, retryMs));
       return;
     }
     void reply

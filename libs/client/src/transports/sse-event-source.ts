@@ -140,13 +140,19 @@ export function connectEventSource(
           });
         }
         es.addEventListener('end', (m) => {
-          const { reason } = JSON.parse(m.data) as { reason: StreamEndReason };
+          const { reason, retryAfterMs } = JSON.parse(m.data) as {
+            reason: StreamEndReason;
+            retryAfterMs?: number;
+          };
           if (
             reason === StreamEndReason.Completed ||
             reason === StreamEndReason.TokenExpired ||
             auth.usesTicket
           ) {
-            finish(() => resolve({ reason }));
+            // EventSource keeps `retry:` to itself: the advice comes from the data.
+            finish(() =>
+              resolve(retryAfterMs === undefined ? { reason } : { reason, retryAfterMs }),
+            );
             return;
           }
           resuming = true;

@@ -33,8 +33,9 @@ export async function connectSseFetch(
   let end: ConnectionEnd | undefined;
   const parser = new SseParser((m) => {
     if (m.event === 'end') {
-      const { reason } = JSON.parse(m.data) as { reason: string };
-      const retryAfterMs = parser.retryMs;
+      const data = JSON.parse(m.data) as { reason: string; retryAfterMs?: number };
+      const reason = data.reason;
+      const retryAfterMs = data.retryAfterMs ?? parser.retryMs;
       end = retryAfterMs === undefined ? { reason } : { reason, retryAfterMs };
       return;
     }

@@ -29,9 +29,15 @@ export const SSE_FRAMES = new EncodeOnce<Buffer>({
   sizeOf: (frame) => frame.length,
 });
 
-/** Tells the client why the stream ends; `completed` means "do not reconnect". */
-export function endFrame(reason: StreamEndReason): string {
-  return `event: end\ndata: ${JSON.stringify({ reason })}\n\n`;
+/**
+ * Tells the client why the stream ends; `completed` means "do not reconnect". The
+ * reconnect advice (shutdown) goes in a `retry:` field for EventSource and in the data as
+ * well: a client that must close EventSource itself (a single-use ticket in the URL) can
+ * read the data but never sees `retry:` (the same field socket.io's `end` carries).
+ */
+export function endFrame(reason: StreamEndReason, retryAfterMs?: number): string {
+  const data = retryAfterMs === undefined ? { reason } : { reason, retryAfterMs };
+  return `event: end\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** The reconnection delay EventSource should use. */

@@ -228,7 +228,7 @@ class SseWriter {
       // Shutdown advice: EventSource waits this (per-client random) delay before it
       // reconnects, so a restart does not bring every client back at once.
       if (retryAfterMs !== undefined) this.res.write(retryFrame(retryAfterMs));
-      this.res.write(endFrame(reason));
+      this.res.write(endFrame(reason, retryAfterMs));
     }
     this.res.end();
   }
