@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { OrderStatus } from '@app/contracts/order-status';
 import type { TransportName } from '@app/client';
 import { launchBrowser, type Browser } from '../browser/browser';
+import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -87,14 +88,7 @@ describe('client library in chromium', () => {
       await startWatch(page, { orderId: 'brs-1', transport, token: first.defaultToken });
       await until(page, 'history delivered', (s) => s.cursor === 4);
       await waitFor(() => openStreams(first) === 1, 'stream open on the server');
-      await first.close();
-      app = undefined;
-      const second = await startTestApp({
-        ...env,
-        HTTP_PORT: String(first.ports.http),
-        GRPC_PORT: String(first.ports.grpc),
-      });
-      app = second;
+      const second = await restartOnSamePorts(first, env, (a) => (app = a));
       await shippedOrder(second, 'brs-1');
       const five = await track(second, 'brs-1');
       await until(page, 'resumed after the restart', (s) => s.cursor === five, 15_000);
