@@ -6,7 +6,6 @@ import {
   type ConnectionLimiter,
   type StreamTicketStore,
 } from '@app/auth';
-import { RedisAuthState } from '@app/redis-store';
 import type { AppConfig } from '../config/app-config';
 
 /**
@@ -44,6 +43,9 @@ export const AUTH_STATE = Symbol('AUTH_STATE');
 export async function createAuthState(config: AppConfig): Promise<AuthState> {
   const { auth, limits, redis } = config;
   if (redis !== undefined) {
+    // Loaded only with Redis, as the store is (see create-store.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { RedisAuthState } = require('@app/redis-store') as typeof import('@app/redis-store');
     const state = new RedisAuthState({
       redis,
       ticketTtlMs: auth.ticketTtlMs,

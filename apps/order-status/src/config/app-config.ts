@@ -16,7 +16,7 @@ import {
   DEFAULT_REDIS_HISTORY_SIZE,
   DEFAULT_REDIS_KEY_PREFIX,
   DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
-} from '@app/redis-store';
+} from '@app/redis-store/redis-store-options'; // not the index: it loads ioredis
 import {
   readAuthConfig,
   readLimitsConfig,

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { OrderStore } from '@app/event-bus';
-import { RedisOrderStore } from '@app/redis-store';
 import type { RedisConfig } from '../config/app-config';
 
 /**
@@ -13,6 +12,11 @@ export async function createOrderStore(
   redis: RedisConfig | undefined,
 ): Promise<OrderStore | undefined> {
   if (redis === undefined) return undefined;
+  // Loaded only with Redis: ioredis costs 3-6 % of start-up CPU, for nothing with the
+  // embedded store. require(), not import(): TypeScript resolves an import() as an ES
+  // module import, where the `@app/*` paths (directories) do not resolve.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { RedisOrderStore } = require('@app/redis-store') as typeof import('@app/redis-store');
   const store = new RedisOrderStore(redis);
   if (!(await store.whenUp(redis.connectTimeoutMs))) {
     new Logger('OrderStore').warn(
