@@ -34,7 +34,7 @@ function loadedPackages(file: string): string[] {
 
 /**
  * Start-up loads what it uses and no more: ioredis only with Redis configured, selfsigned
- * only when the development certificate has to be made (each cost 5-8 % of start-up CPU:
+ * only when the development certificate has to be made (together about 10 % of start-up CPU:
  * docs/runtime.md). Against the production build, so the lazily loaded code is proven to
  * be where the build put it.
  */
