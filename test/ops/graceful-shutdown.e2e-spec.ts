@@ -93,9 +93,14 @@ describe('graceful shutdown on SIGTERM', () => {
     // SSE: a jittered `retry:` right before `end {reason: shutdown}`, then the stream ends.
     await sse.ended;
     const tail = sse.messages.slice(-2);
-    expect(tail[1]).toMatchObject({ event: 'end', data: '{"reason":"shutdown"}' });
+    expect(tail[1]).toMatchObject({ event: 'end' });
     expect(tail[0].retry).toBeGreaterThanOrEqual(100);
     expect(tail[0].retry).toBeLessThan(100 + JITTER_MS);
+    // The same advice in the data, for clients that cannot read `retry:`.
+    expect(JSON.parse(tail[1].data)).toEqual({
+      reason: 'shutdown',
+      retryAfterMs: tail[0].retry,
+    });
     // socket.io: `end` with its own reconnect advice, then the connection closes.
     await ws.until((r) => r.some((x) => x.type === 'end'), 'ws end');
     const end = ws.received.find((x) => x.type === 'end');
