@@ -20,12 +20,36 @@ async function main(): Promise<void> {
     throw err;
   }
   const running = await startApp(config);
+  const logger = new Logger('OrderStatus');
+  // Before the listening line: from the moment a script or an orchestrator sees it, a
+  // SIGTERM must drain, not kill (the banner below awaits, and a signal that came during
+  // that await used to take the signal's default action).
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received, draining (at most ${config.shutdown.drainMs} ms)`);
+    // The drain is bounded, but closing Nest and the store is not: an orchestrator kills
+    // at its own deadline anyway, better to exit on ours with a clear line.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time, exiting');
+      process.exit(1);
+    }, config.shutdown.drainMs + SHUTDOWN_EXIT_MARGIN_MS).unref();
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   const { http, https, grpc } = running.ports;
   // One machine-readable line for scripts (the load test reads the ports from it).
   process.stdout.write(
     `${JSON.stringify({ event: 'listening', http, https, grpc, pid: process.pid })}\n`,
   );
-  const logger = new Logger('OrderStatus');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // The banner is for the person who ran `npm start`: plain text on stderr, while the
   // logs stay JSON lines on stdout (pipe them through `npx pino-pretty` to read them).
@@ -48,28 +72,6 @@ async function main(): Promise<void> {
     '',
   ];
   process.stderr.write(`${banner.join('\n')}\n`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal} received, draining (at most ${config.shutdown.drainMs} ms)`);
-    // The drain is bounded, but closing Nest and the store is not: an orchestrator kills
-    // at its own deadline anyway, better to exit on ours with a clear line.
-    setTimeout(() => {
-      logger.error('shutdown did not finish in time, exiting');
-      process.exit(1);
-    }, config.shutdown.drainMs + SHUTDOWN_EXIT_MARGIN_MS).unref();
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error(err);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((err: unknown) => {
