@@ -19,10 +19,11 @@ import {
   type ResolvedEventBusOptions,
 } from './bus-options';
 import { BusStats, bump } from './bus-stats';
+import { DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
 import { OrderStore, StoreResync } from './order-store';
 import { ReplayRing } from './replay-ring';
-import { Subscriber, type BusSubscription } from './subscriber';
+import { Subscriber, type BusSubscription, type SubscriberHost } from './subscriber';
 
 /** @default 100 ms: the shortest reconnect delay advised at shutdown (see `endAll`). */
 export const MIN_RECONNECT_ADVICE_MS = 100;
@@ -97,7 +98,18 @@ interface OrderChannel {
 export class OrderEventBus {
   readonly stats = new BusStats();
   readonly options: ResolvedEventBusOptions;
+  /**
+   * Deadlines on one timer: every subscription's max age or token expiry, and every held
+   * long-poll's wait (a timer per connection would be idle memory per connection).
+   */
+  readonly deadlines = new DeadlineQueue();
   private readonly channels = new Map<string, OrderChannel>();
+  /** What every subscriber of this bus shares. */
+  private readonly host: SubscriberHost = {
+    stats: this.stats,
+    deadlines: this.deadlines,
+    release: (s) => this.release(s.orderId, s),
+  };
   private feed?: Subscription;
   private resyncFeed?: Subscription;
   private total = 0;
@@ -240,8 +252,7 @@ export class OrderEventBus {
       sink,
       opts.queueCapacity ?? this.options.queueCapacity,
       opts.overflowPolicy ?? this.options.overflowPolicy,
-      this.stats,
-      (s) => this.release(orderId, s),
+      this.host,
     );
     // Register before reading anything: live events published while the replay is
     // read are parked in the subscriber and reconciled by seq in startLive().

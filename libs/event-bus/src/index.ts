@@ -6,6 +6,7 @@ export * from './replay-ring';
 export * from './order-store';
 export * from './in-memory-order-store';
 export * from './subscriber';
+export * from './deadline-queue';
 export * from './event-bus';
 export * from './poll';
 export * from './simulator';

@@ -145,7 +145,7 @@ describe('openPoll (callback form)', () => {
   });
   afterEach(() => bus.stop());
 
-  it('calls back exactly once with the first live batch; a later cancel is a no-op', async () => {
+  it('calls back exactly once with the first live batch; a later close is a no-op', async () => {
     const results: number[][] = [];
     const hold = await openPoll(bus, 'o', 1, { waitMs: 10_000 }, (r) =>
       results.push(seqsOf(r.items)),
@@ -157,18 +157,18 @@ describe('openPoll (callback form)', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(results).toEqual([[2, 3]]);
     expect(bus.subscriberCount()).toBe(0);
-    hold.cancel();
+    hold.close();
     store.publishNow('o', OrderStatus.Shipped);
     await new Promise((resolve) => setImmediate(resolve));
     expect(results).toHaveLength(1);
   });
 
-  it('cancel answers at once with nothing and releases the subscription', async () => {
+  it('close answers at once with nothing and releases the subscription', async () => {
     const results: number[][] = [];
     const hold = await openPoll(bus, 'o', 1, { waitMs: 10_000 }, (r) =>
       results.push(seqsOf(r.items)),
     );
-    hold.cancel();
+    hold.close();
     expect(results).toEqual([[]]);
     expect(bus.subscriberCount()).toBe(0);
   });

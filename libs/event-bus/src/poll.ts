@@ -1,4 +1,6 @@
 import { StreamEndReason, type StreamItem } from '@app/contracts';
+import type { DeadlineEntry, DeadlineQueue } from './deadline-queue';
+import type { DeliverySink } from './delivery-sink';
 import type { OrderEventBus } from './event-bus';
 import type { BusSubscription } from './subscriber';
 
@@ -26,7 +28,7 @@ export interface PollResult {
 /** A poll waiting for something to answer; see openPoll. */
 export interface PollHold {
   /** Answers now with what has been collected (usually nothing) and releases everything. */
-  cancel(): void;
+  close(): void;
 }
 
 /**
@@ -37,9 +39,11 @@ export interface PollHold {
  *
  * Callback-shaped because a server holds many polls at once: it resolves as soon as the
  * subscription is open (rejecting with the bus's typed errors), and `onResult` is called
- * exactly once later, when the poll is answered, times out or is cancelled. Nothing
- * stays suspended in between (no pending async function, no promise chain), only the
- * subscription, a timer and this closure: a held request is mostly idle memory.
+ * exactly once later, when the poll is answered, times out or is closed. Nothing stays
+ * suspended in between (no pending async function, no promise chain), only the
+ * subscription and one object that is the poll's sink, its wait deadline (in the bus's
+ * deadline queue, not a timer of its own) and its handle: a held request is mostly idle
+ * memory.
  */
 export async function openPoll(
   bus: OrderEventBus,
@@ -48,55 +52,89 @@ export async function openPoll(
   opts: PollOptions,
   onResult: (result: PollResult) => void,
 ): Promise<PollHold> {
-  const maxBatch = opts.maxBatch ?? DEFAULT_POLL_MAX_BATCH;
-  const items: StreamItem[] = [];
-  let completed = false;
-  let retryAfterMs: number | undefined;
-  // Assigned when the open resolves; a batch answered during the open finds it unset.
-  let sub: BusSubscription | undefined = undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let scheduled = false;
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    clearTimeout(timer);
-    sub?.close();
-    onResult({ items, completed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  };
-  // Answer once the synchronous burst of writes is over, so one response carries a batch.
-  const finishSoon = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(finish);
-  };
+  const poll = new Poll(bus.deadlines, opts.maxBatch ?? DEFAULT_POLL_MAX_BATCH, onResult);
+  const sub = await bus.open(orderId, afterSeq, poll, {
+    transport: opts.transport ?? 'long-poll',
+    maxAgeMs: 0,
+  });
+  poll.opened(sub, opts.waitMs);
+  return poll;
+}
 
-  sub = await bus.open(
-    orderId,
-    afterSeq,
-    {
-      write(item) {
-        items.push(item);
-        finishSoon();
-        // Returning false stops the pump: the rest stays for the next poll.
-        return items.length < maxBatch;
-      },
-      onDrain() {
-        // Never resumed: this subscription ends with the response.
-      },
-      end(reason: StreamEndReason, advice?: number) {
-        completed = reason === StreamEndReason.Completed;
-        retryAfterMs = advice;
-        finishSoon();
-      },
-    },
-    { transport: opts.transport ?? 'long-poll', maxAgeMs: 0 },
-  );
-  // Replayed items may have been answered while the open was still reading history.
-  if (finished) sub.close();
-  else if (items.length === 0 && !completed) {
-    if (opts.waitMs <= 0) finishSoon();
-    else timer = setTimeout(finish, opts.waitMs);
+class Poll implements DeliverySink, PollHold, DeadlineEntry {
+  private readonly items: StreamItem[] = [];
+  private completed = false;
+  private retryAfterMs: number | undefined;
+  /** Set when the open resolves; a batch answered during the open finds it unset. */
+  private sub: BusSubscription | undefined;
+  private scheduled = false;
+  private finished = false;
+  deadlineSlot = -1;
+  deadlineAtMs = Infinity;
+
+  constructor(
+    private readonly deadlines: DeadlineQueue,
+    private readonly maxBatch: number,
+    private onResult: ((result: PollResult) => void) | undefined,
+  ) {}
+
+  /** The subscription is open: hold the request unless something was answered already. */
+  opened(sub: BusSubscription, waitMs: number): void {
+    // Replayed items may have been answered while the open was still reading history.
+    if (this.finished) {
+      sub.close();
+      return;
+    }
+    this.sub = sub;
+    if (this.items.length > 0 || this.completed) return;
+    if (waitMs <= 0) this.finishSoon();
+    else this.deadlines.schedule(this, Date.now() + waitMs);
   }
-  return { cancel: finish };
+
+  write(item: StreamItem): boolean {
+    this.items.push(item);
+    this.finishSoon();
+    // Returning false stops the pump: the rest stays for the next poll.
+    return this.items.length < this.maxBatch;
+  }
+
+  onDrain(): void {
+    // Never resumed: this subscription ends with the response.
+  }
+
+  end(reason: StreamEndReason, advice?: number): void {
+    this.completed = reason === StreamEndReason.Completed;
+    this.retryAfterMs = advice;
+    this.finishSoon();
+  }
+
+  close(): void {
+    this.finish();
+  }
+
+  /** The wait is over with nothing new. */
+  onDeadline(): void {
+    this.finish();
+  }
+
+  /** Answers once the synchronous burst of writes is over, so one response carries a batch. */
+  private finishSoon(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.finish());
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.deadlines.cancel(this);
+    this.sub?.close();
+    const onResult = this.onResult;
+    this.onResult = undefined;
+    onResult?.({
+      items: this.items,
+      completed: this.completed,
+      ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
+    });
+  }
 }

@@ -12,6 +12,7 @@ import {
 import { BoundedQueue } from './bounded-queue';
 import type { OverflowPolicy } from './bus-options';
 import type { BusStats, DeliveryCounter } from './bus-stats';
+import type { DeadlineEntry, DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
@@ -28,6 +29,18 @@ export interface BusSubscription {
   end(reason: StreamEndReason): void;
 }
 
+/** What subscribers need of the bus that made them: one object per bus, shared by all. */
+export interface SubscriberHost {
+  readonly stats: BusStats;
+  /** Max-age and token-expiry deadlines of every subscription, on one timer. */
+  readonly deadlines: DeadlineQueue;
+  /** Takes a subscriber that closed or ended off its order's channel. */
+  release(s: Subscriber): void;
+}
+
+/** The backlog of a subscriber that has none: one shared empty array. */
+const NO_ITEMS: readonly StreamItem[] = Object.freeze([]);
+
 /**
  * One subscription: a replay backlog (what the client missed, never dropped, at most a
  * ring's worth), then a bounded live queue, pumped into the transport's sink only while
@@ -42,10 +55,10 @@ export interface BusSubscription {
  * While the replay is being read (`replaying`), live events are parked in the queue and
  * trimmed against the replay when it arrives, which closes the replay/live race.
  */
-export class Subscriber implements BusSubscription {
+export class Subscriber implements BusSubscription, DeadlineEntry {
   private cursor = 0;
   private replaying = true;
-  private backlog: StreamItem[] = [];
+  private backlog: readonly StreamItem[] = NO_ITEMS;
   private backlogIndex = 0;
   private waitingForDrain = false;
   private completing = false;
@@ -55,12 +68,14 @@ export class Subscriber implements BusSubscription {
   /** Epoch ms of the `token_expired` end (Infinity: none). */
   private tokenExpiresAtMs = Infinity;
   /**
-   * One timer for whichever of the two ends comes first: an idle stream holds one
-   * Timeout, not two: every timer is idle memory per connection.
+   * Whichever of the two ends comes first is this subscription's one deadline in the
+   * bus's DeadlineQueue (no timer of its own: every timer is idle memory per
+   * connection). Both fields are the queue's.
    */
-  private deadlineTimer?: NodeJS.Timeout;
+  deadlineSlot = -1;
+  deadlineAtMs = Infinity;
   private readonly queue: BoundedQueue;
-
+  private readonly stats: BusStats;
   private readonly delivered: DeliveryCounter;
 
   constructor(
@@ -69,11 +84,11 @@ export class Subscriber implements BusSubscription {
     private readonly sink: DeliverySink,
     capacity: number,
     private readonly policy: OverflowPolicy,
-    private readonly stats: BusStats,
-    private readonly release: (s: Subscriber) => void,
+    private readonly host: SubscriberHost,
   ) {
     this.queue = new BoundedQueue(capacity, policy);
-    this.delivered = stats.deliveryCounter(transport);
+    this.stats = host.stats;
+    this.delivered = host.stats.deliveryCounter(transport);
   }
 
   get pending(): number {
@@ -169,21 +184,16 @@ export class Subscriber implements BusSubscription {
     this.armDeadline();
   }
 
-  /** (Re)arms the one timer for the earlier of the max age and the token expiry. */
+  /** (Re)sets the one deadline: the earlier of the max age and the token expiry. */
   private armDeadline(): void {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = undefined;
     const atMs = Math.min(this.maxAgeAtMs, this.tokenExpiresAtMs);
-    if (atMs === Infinity) return;
-    // setTimeout overflows above 2^31-1 ms (~24.8 days) and would fire at once; a
-    // longer deadline is re-armed when the capped timer fires.
-    const ms = Math.min(Math.max(0, atMs - Date.now()), MAX_TIMER_MS);
-    this.deadlineTimer = setTimeout(() => this.onDeadline(), ms);
-    this.deadlineTimer.unref();
+    if (atMs === Infinity) this.host.deadlines.cancel(this);
+    else this.host.deadlines.schedule(this, atMs);
   }
 
-  private onDeadline(): void {
-    this.deadlineTimer = undefined;
+  /** Called by the deadline queue. */
+  onDeadline(): void {
+    if (this.closed) return;
     const now = Date.now();
     // The token is checked first: a stream whose credentials have lapsed ends as
     // token_expired even when its max age is due in the same instant.
@@ -199,21 +209,16 @@ export class Subscriber implements BusSubscription {
   end(reason: StreamEndReason, retryAfterMs?: number): void {
     if (this.closed) return;
     this.closed = true;
-    this.clearTimers();
-    this.release(this);
+    this.host.deadlines.cancel(this);
+    this.host.release(this);
     this.sink.end(reason, retryAfterMs);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.clearTimers();
-    this.release(this);
-  }
-
-  private clearTimers(): void {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = undefined;
+    this.host.deadlines.cancel(this);
+    this.host.release(this);
   }
 
   private enqueue(item: StreamItem): void {
@@ -234,7 +239,7 @@ export class Subscriber implements BusSubscription {
     if (this.backlogIndex < this.backlog.length) {
       const item = this.backlog[this.backlogIndex++];
       if (this.backlogIndex === this.backlog.length) {
-        this.backlog = [];
+        this.backlog = NO_ITEMS;
         this.backlogIndex = 0;
       }
       return item;
@@ -275,6 +280,3 @@ export class Subscriber implements BusSubscription {
     if (this.completing) this.end(StreamEndReason.Completed);
   }
 }
-
-/** Longest delay setTimeout honours. */
-const MAX_TIMER_MS = 2_147_483_647;

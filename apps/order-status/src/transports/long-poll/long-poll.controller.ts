@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ErrorCode, GatewayError, parseOrderId, parseSeq } from '@app/contracts';
-import { OrderEventBus, openPoll } from '@app/event-bus';
+import { OrderEventBus, openPoll, type PollHold } from '@app/event-bus';
 import { APP_CONFIG } from '../../config/config.module';
 import { httpConnectionPort } from '../../connections/http-connection-port';
 import { StreamConnections } from '../../connections/stream-connections.service';
@@ -26,11 +26,6 @@ import type { AppConfig } from '../../config/app-config';
 import { answer } from './poll-answer';
 
 const TRANSPORT = 'long-poll';
-
-/** A held poll, released (answered with what it has, usually nothing) when the connection is over. */
-interface PollHandle {
-  close(): void;
-}
 
 /**
  * `GET /v1/orders/:orderId/events?after=&wait=`: long-poll (and, with wait=0, the
@@ -104,13 +99,13 @@ export class LongPollController {
     // suspended for the whole hold: about a third of a held long-poll's memory (load
     // test, idle scenario).
     await startStream(
-      this.connections.forOrder<PollHandle>({
+      this.connections.forOrder<PollHold>({
         transport: TRANSPORT,
         principal,
         orderId,
         port: httpConnectionPort(reply),
         open: async (ctx) => {
-          const hold = await openPoll(
+          return openPoll(
             this.bus,
             orderId,
             after,
@@ -120,7 +115,6 @@ export class LongPollController {
               ctx.ended();
             },
           );
-          return { close: () => hold.cancel() };
         },
       }),
     );

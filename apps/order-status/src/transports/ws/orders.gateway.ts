@@ -11,7 +11,7 @@ import {
 import type { Namespace } from 'socket.io';
 import { assertNotExpired } from '@app/auth';
 import { errorBody, ErrorCode, SubscribeDto, toGatewayError, UnsubscribeDto } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { OrderEventBus, type DeadlineEntry } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { StreamConnections } from '../../connections/stream-connections.service';
@@ -24,6 +24,7 @@ import {
   type SubscribeAck,
   type UnsubscribeAck,
 } from './orders-ws.events';
+import type { SocketConnection } from './socket-connection';
 import { SocketSubscriptions, type SocketBacklog } from './socket-subscriptions';
 import { wsAuthMiddleware, type OrdersSocketData } from './ws-auth.middleware';
 import { ENGINE_WRITE_BUFFER_HIGH_WATER } from './ws-limits';
@@ -96,20 +97,13 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
     // The socket must not outlive its credentials: end every stream with `token_expired`
     // (sent before the disconnect packet, in order) and let the client reconnect with a
     // fresh token. A client that no longer reads gets the grace period to take that, then
-    // its connection is destroyed. setTimeout cannot wait longer than ~24.8 days.
-    const expiry = setTimeout(
-      () => {
-        session.expire();
-        socket.disconnect(true);
-        connection.ctx.ended();
-      },
-      Math.min(Math.max(0, principal.expiresAtMs - Date.now()), 2_147_483_647),
-    );
-    expiry.unref();
+    // its connection is destroyed. A deadline in the bus's queue, not a timer per socket.
+    const expiry = new SocketExpiry(socket, session, connection);
+    this.bus.deadlines.schedule(expiry, principal.expiresAtMs);
     // Every subscription of the socket ends with it (client close, ping timeout,
     // maxHttpBufferSize overflow, server shutdown), exactly once, by the life cycle.
     connection.onClose(() => {
-      clearTimeout(expiry);
+      this.bus.deadlines.cancel(expiry);
       this.sessions.delete(socket.id);
       session.close();
       backpressure.close();
@@ -176,4 +170,22 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
 /** The client's ack callback, or a no-op when it sent none (acks are optional in socket.io). */
 function replier<T>(ack: unknown): (res: T) => void {
   return typeof ack === 'function' ? (res: T) => void (ack as (res: T) => unknown)(res) : () => {};
+}
+
+/** A socket's token expiry, as an entry of the bus's deadline queue. */
+class SocketExpiry implements DeadlineEntry {
+  deadlineSlot = -1;
+  deadlineAtMs = Infinity;
+
+  constructor(
+    private readonly socket: OrdersSocket,
+    private readonly session: SocketSubscriptions,
+    private readonly connection: SocketConnection,
+  ) {}
+
+  onDeadline(): void {
+    this.session.expire();
+    this.socket.disconnect(true);
+    this.connection.ctx.ended();
+  }
 }
