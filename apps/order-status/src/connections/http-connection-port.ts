@@ -35,31 +35,46 @@ export function httpConnectionPort(reply: FastifyReply): ConnectionPort {
   const stream = res.stream;
   // Kept for the response's whole life: an error is always also a close.
   res.on('error', ignoreError);
-  if (stream !== undefined) {
-    stream.on('error', ignoreError);
-    return {
-      watchGone: (onGone) => {
-        if (stream.destroyed || stream.closed) {
-          onGone();
-          return () => {};
-        }
-        stream.once('close', onGone);
-        return () => stream.off('close', onGone);
-      },
-      destroy: () => {
-        if (!stream.destroyed) stream.close(h2constants.NGHTTP2_CANCEL);
-      },
-    };
+  if (stream === undefined) return new Http1Port(res);
+  stream.on('error', ignoreError);
+  return new Http2Port(stream);
+}
+
+// Classes rather than object literals of closures: a held connection keeps its port for
+// its whole life, and methods cost it nothing.
+
+class Http1Port implements ConnectionPort {
+  constructor(private readonly res: RawHttpResponse) {}
+
+  watchGone(onGone: () => void): void {
+    const res = this.res;
+    if (res.destroyed || res.closed === true || res.socket?.destroyed !== false) onGone();
+    else res.on('close', onGone);
   }
-  return {
-    watchGone: (onGone) => {
-      if (res.destroyed || res.closed === true || res.socket?.destroyed !== false) {
-        onGone();
-        return () => {};
-      }
-      res.on('close', onGone);
-      return () => res.off('close', onGone);
-    },
-    destroy: () => res.socket?.destroy(),
-  };
+
+  unwatchGone(onGone: () => void): void {
+    this.res.off('close', onGone);
+  }
+
+  destroy(): void {
+    this.res.socket?.destroy();
+  }
+}
+
+class Http2Port implements ConnectionPort {
+  constructor(private readonly stream: Http2Stream) {}
+
+  watchGone(onGone: () => void): void {
+    const stream = this.stream;
+    if (stream.destroyed || stream.closed) onGone();
+    else stream.once('close', onGone);
+  }
+
+  unwatchGone(onGone: () => void): void {
+    this.stream.off('close', onGone);
+  }
+
+  destroy(): void {
+    if (!this.stream.destroyed) this.stream.close(h2constants.NGHTTP2_CANCEL);
+  }
 }

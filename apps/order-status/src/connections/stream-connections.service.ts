@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Observable } from 'rxjs';
 import type { Principal } from '@app/auth';
 import { OrderEventBus, type BusSubscription, type DeliverySink } from '@app/event-bus';
 import { AuthService } from '../auth/auth.service';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import {
-  streamLifecycle,
+  StreamLifecycle,
   type ConnectionPort,
   type StreamContext,
   type StreamHandle,
@@ -48,15 +47,15 @@ export class StreamConnections {
   ) {}
 
   /** Any connection: the transport supplies every step (socket.io: one per socket). */
-  lifecycle<H extends StreamHandle>(plan: StreamPlan<H>): Observable<H> {
-    return streamLifecycle(plan, {
+  lifecycle<H extends StreamHandle>(plan: StreamPlan<H>): StreamLifecycle<H> {
+    return new StreamLifecycle(plan, {
       gauge: this.bus.stats,
       endGraceMs: this.config.streamEndGraceMs,
     });
   }
 
   /** A connection serving one order: authorized for it and holding one of the principal's slots. */
-  forOrder<H extends StreamHandle>(spec: OrderStreamSpec<H>): Observable<H> {
+  forOrder<H extends StreamHandle>(spec: OrderStreamSpec<H>): StreamLifecycle<H> {
     return this.lifecycle({
       transport: spec.transport,
       port: spec.port,
@@ -70,7 +69,7 @@ export class StreamConnections {
    * A connection streaming one order from the bus: replay after `afterSeq`, then live
    * events, ending with `token_expired` when the principal's credentials do.
    */
-  busStream(spec: BusStreamSpec): Observable<BusSubscription> {
+  busStream(spec: BusStreamSpec): StreamLifecycle<BusSubscription> {
     return this.forOrder({
       transport: spec.transport,
       principal: spec.principal,

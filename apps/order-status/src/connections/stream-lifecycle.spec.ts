@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import {
   startStream,
@@ -30,15 +32,12 @@ function harness(opts: { goneAtStart?: boolean } = {}) {
   let slotError: Error | undefined;
   const port: ConnectionPort = {
     watchGone: (onGone) => {
-      if (gone) {
-        onGone();
-        return () => log.push('unwatch');
-      }
-      goneListener = onGone;
-      return () => {
-        goneListener = undefined;
-        log.push('unwatch');
-      };
+      if (gone) onGone();
+      else goneListener = onGone;
+    },
+    unwatchGone: (onGone) => {
+      if (goneListener === onGone) goneListener = undefined;
+      log.push('unwatch');
     },
     destroy: () => log.push('destroy'),
   };
@@ -239,7 +238,7 @@ describe('streamLifecycle', () => {
     const lifecycle$ = streamLifecycle<StreamHandle>(
       {
         transport: 't',
-        port: { watchGone: () => () => {}, destroy: () => {} },
+        port: { watchGone: () => {}, unwatchGone: () => {}, destroy: () => {} },
         authorize: () => Promise.resolve(),
         acquireSlot: () => new Promise((resolve) => (granted = resolve)),
         open: () => Promise.resolve({ close: () => {} }),
@@ -267,6 +266,45 @@ describe('streamLifecycle', () => {
     expect(h.held()).toEqual(NOTHING);
   });
 
+  it('is subscribed to once: a connection happens once', () => {
+    const h = harness();
+    h.lifecycle$.subscribe();
+    expect(() => h.lifecycle$.subscribe()).toThrow(TypeError);
+  });
+
+  it('an open connection keeps neither the plan nor its steps (idle memory per connection)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // Made outside the plan's scope (closures made there would keep that whole scope), as
+    // a transport's port, handle and slot release are of their own.
+    const port = new QuietPort();
+    const openHandle = () => Promise.resolve(new QuietHandle());
+    const release = () => {};
+    const gauge = { connectionOpened: () => {}, connectionClosed: () => {} };
+    const opened = async () => {
+      // What the plan's steps would capture: a transport's request, its spec, a token.
+      const captured = { request: new Array<number>(1_000).fill(0) };
+      const plan = {
+        transport: 't',
+        port,
+        authorize: () => Promise.resolve(captured.request.length),
+        acquireSlot: () => release,
+        open: openHandle,
+      };
+      const lifecycle = streamLifecycle<StreamHandle>(plan, { gauge });
+      const handle = await startStream(lifecycle);
+      return { lifecycle, handle, plan: new WeakRef(plan), captured: new WeakRef(captured) };
+    };
+    const held = await opened();
+    // WeakRef targets stay alive until the current task ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(held.handle).toBeDefined();
+    expect(held.lifecycle.closed).toBe(false);
+    expect(held.plan.deref()).toBeUndefined();
+    expect(held.captured.deref()).toBeUndefined();
+  });
+
   it('every ordering of leave / authorize / open / end releases exactly what was taken', async () => {
     const steps = ['leave', 'authorize', 'open', 'end'] as const;
     for (const order of permutations([...steps])) {
@@ -287,6 +325,16 @@ describe('streamLifecycle', () => {
     }
   });
 });
+
+class QuietPort implements ConnectionPort {
+  watchGone(): void {}
+  unwatchGone(): void {}
+  destroy(): void {}
+}
+
+class QuietHandle implements StreamHandle {
+  close(): void {}
+}
 
 function notFound(): GatewayError {
   return new GatewayError(ErrorCode.NotFound, 'order x not found');

@@ -1,5 +1,3 @@
-import { Observable } from 'rxjs';
-
 /** @default 5_000 ms a connection whose stream has ended gets to take its last bytes */
 export const DEFAULT_STREAM_END_GRACE_MS = 5_000;
 
@@ -18,10 +16,11 @@ export interface ConnectionPort {
    * Calls `onGone` once the connection is over: the client left (socket closed, HTTP/2
    * RST_STREAM, gRPC cancel) or the response was fully taken and closed. Must call it
    * synchronously when that has already happened: an HTTP/2 stream can be cancelled while
-   * the (async) guard still runs, and its 'close' event is then long gone. Returns a
-   * function that removes the listeners.
+   * the (async) guard still runs, and its 'close' event is then long gone.
    */
-  watchGone(onGone: () => void): () => void;
+  watchGone(onGone: () => void): void;
+  /** Removes what `watchGone(onGone)` added (a no-op when it called `onGone` at once). */
+  unwatchGone(onGone: () => void): void;
   /** Tears the connection down: a client that stopped reading after its stream ended. */
   destroy(): void;
 }
@@ -66,17 +65,36 @@ export interface LifecycleOptions {
   readonly endGraceMs?: number;
 }
 
+/** Who hears how a lifecycle went; every callback is optional and called at most once. */
+export interface StreamObserver<H> {
+  /** The stream is open. */
+  next?(handle: H): void;
+  /** It could not open (the typed error of the step that failed). */
+  error?(err: unknown): void;
+  /** The connection is over (after `next`, or instead of it when the client left first). */
+  complete?(): void;
+}
+
+/** Ends the connection from the service's side (shutdown): everything is released once. */
+export interface StreamSubscription {
+  unsubscribe(): void;
+}
+
 /**
  * One connection's life cycle, the same for every transport: count it, authorize,
  * take a slot, open the stream; then release everything exactly once, whatever comes
  * first: the client leaving (before, during or after the open), the stream's end, a
- * write error, shutdown.
+ * write error, shutdown (`unsubscribe()`).
  *
- * An Observable because its teardown is exactly that release: RxJS runs it once,
- * whichever of complete, error or unsubscribe happens first, including when the client
- * is already gone while the Observable is still being subscribed. It emits the handle
- * once the stream is open, errors (with the typed error) only when it could not open,
- * and completes when the connection is over.
+ * Shaped like a one-shot Observable (`subscribe` with next / error / complete): `next`
+ * once the stream is open, `error` (with the typed error) only when it could not open,
+ * `complete` when the connection is over; after `error` or `complete` nothing more is
+ * said. It is a plain object rather than an RxJS Observable for memory: a held long-poll
+ * or an idle stream keeps its lifecycle for its whole life, and an Observable with its
+ * subscriber, observer and teardown closures, plus the plan's closures and contexts they
+ * capture, was about 2 KB of every idle connection (load test, idle scenario). Here the
+ * connection keeps this one object (which is also the `StreamContext`), the port's
+ * listener and the handle; the plan's steps are let go once they have run.
  *
  * A stream that has ended (`ctx.ended()`) still holds its slot until the client has
  * taken the last bytes and the connection closed, at most `endGraceMs`: a client that
@@ -84,79 +102,173 @@ export interface LifecycleOptions {
  * wrote into it, for as long as TCP keeps an unread connection (for ever, with
  * keepalive answered by the kernel). After the grace period the connection is destroyed.
  */
+export class StreamLifecycle<H extends StreamHandle> implements StreamContext, StreamSubscription {
+  private plan: StreamPlan<H> | undefined;
+  private observer: StreamObserver<H> | undefined;
+  private readonly transport: string;
+  private readonly port: ConnectionPort;
+  private readonly gauge: ConnectionGauge;
+  private readonly graceMs: number;
+  private started = false;
+  private over = false;
+  private releaseSlot: (() => void) | undefined;
+  private handle: H | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+
+  constructor(plan: StreamPlan<H>, opts: LifecycleOptions) {
+    this.plan = plan;
+    this.transport = plan.transport;
+    this.port = plan.port;
+    this.gauge = opts.gauge;
+    this.graceMs = opts.endGraceMs ?? DEFAULT_STREAM_END_GRACE_MS;
+  }
+
+  /** The connection is over (client gone, or released): write nothing more. */
+  get closed(): boolean {
+    return this.over;
+  }
+
+  /**
+   * Starts the connection's steps. One subscription per lifecycle: a connection happens
+   * once.
+   */
+  subscribe(observer: StreamObserver<H> = {}): StreamSubscription {
+    const plan = this.plan;
+    if (this.started || plan === undefined) {
+      throw new TypeError('a stream lifecycle can be subscribed to only once');
+    }
+    this.started = true;
+    this.plan = undefined;
+    this.observer = observer;
+    this.gauge.connectionOpened(this.transport);
+    // The port may call onGone synchronously (the client already left): the steps below
+    // then see the connection over.
+    this.port.watchGone(this.onGone);
+    if (!this.over) {
+      // After the connection is over an error has nobody to tell (dropped, like RxJS).
+      this.run(plan).catch((err: unknown) => this.fail(err));
+    }
+    return this;
+  }
+
+  /** Shutdown: releases everything once; the observer hears `complete`. */
+  unsubscribe(): void {
+    this.finish();
+  }
+
+  ended(): void {
+    if (this.over || this.graceTimer !== undefined) return;
+    this.graceTimer = setTimeout(() => {
+      this.port.destroy();
+      this.finish();
+    }, this.graceMs);
+    this.graceTimer.unref();
+  }
+
+  private readonly onGone = (): void => this.finish();
+
+  private async run(plan: StreamPlan<H>): Promise<void> {
+    await plan.authorize();
+    if (this.over) return;
+    const release = await plan.acquireSlot();
+    // The client may have left while a shared store counted the slot.
+    if (this.over) {
+      release();
+      return;
+    }
+    this.releaseSlot = release;
+    const opened = await plan.open(this);
+    // The client may have left while the stream was opening (the replay is read
+    // asynchronously): the handle is released at once.
+    if (this.over) {
+      opened.close();
+      return;
+    }
+    this.handle = opened;
+    this.observer?.next?.(opened);
+  }
+
+  /** The stream could not open: release what was taken, then tell the observer. */
+  private fail(err: unknown): void {
+    if (this.over) return;
+    const observer = this.observer;
+    this.release();
+    observer?.error?.(err);
+  }
+
+  /** The connection is over: release what was taken, then tell the observer. */
+  private finish(): void {
+    if (this.over) return;
+    const observer = this.observer;
+    this.release();
+    observer?.complete?.();
+  }
+
+  private release(): void {
+    this.over = true;
+    this.observer = undefined;
+    clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
+    if (this.started) this.port.unwatchGone(this.onGone);
+    this.handle?.close();
+    this.handle = undefined;
+    this.releaseSlot?.();
+    this.releaseSlot = undefined;
+    if (this.started) this.gauge.connectionClosed(this.transport);
+  }
+}
+
 export function streamLifecycle<H extends StreamHandle>(
   plan: StreamPlan<H>,
   opts: LifecycleOptions,
-): Observable<H> {
-  const graceMs = opts.endGraceMs ?? DEFAULT_STREAM_END_GRACE_MS;
-  return new Observable<H>((subscriber) => {
-    // What the connection holds, given back by the one teardown below. Plain variables
-    // rather than a Subscription per resource: a held long-poll or an idle stream keeps
-    // all of this for its whole life, so every closure counts (load test, idle scenario).
-    let releaseSlot: (() => void) | undefined;
-    let handle: H | undefined;
-    let graceTimer: NodeJS.Timeout | undefined;
-    opts.gauge.connectionOpened(plan.transport);
-    const unwatch = plan.port.watchGone(() => subscriber.complete());
-    const teardown = () => {
-      clearTimeout(graceTimer);
-      unwatch();
-      handle?.close();
-      releaseSlot?.();
-      opts.gauge.connectionClosed(plan.transport);
-    };
-    if (subscriber.closed) return teardown;
-
-    const ctx: StreamContext = {
-      ended: () => {
-        if (subscriber.closed || graceTimer !== undefined) return;
-        graceTimer = setTimeout(() => {
-          plan.port.destroy();
-          subscriber.complete();
-        }, graceMs);
-        graceTimer.unref();
-      },
-      get closed() {
-        return subscriber.closed;
-      },
-    };
-
-    const run = async () => {
-      await plan.authorize();
-      if (subscriber.closed) return;
-      const release = await plan.acquireSlot();
-      // The client may have left while a shared store counted the slot.
-      if (subscriber.closed) {
-        release();
-        return;
-      }
-      releaseSlot = release;
-      const opened = await plan.open(ctx);
-      // The client may have left while the stream was opening (the replay is read
-      // asynchronously): the handle is released at once.
-      if (subscriber.closed) {
-        opened.close();
-        return;
-      }
-      handle = opened;
-      subscriber.next(opened);
-    };
-    // After the connection is over an error has nobody to tell (RxJS drops it).
-    run().catch((err: unknown) => subscriber.error(err));
-    return teardown;
-  });
+): StreamLifecycle<H> {
+  return new StreamLifecycle(plan, opts);
 }
 
 /**
- * Subscribes to a lifecycle and resolves once its stream is open (with the handle), or
- * with undefined when the client left first; rejects with the error that kept it from
+ * Starts a lifecycle and resolves once its stream is open (with the handle), or with
+ * undefined when the client left first; rejects with the error that kept it from
  * opening, so a handler can answer it as usual. The connection lives on after the
  * promise settles, until it is over.
  */
 export function startStream<H extends StreamHandle>(
-  lifecycle$: Observable<H>,
+  lifecycle: StreamLifecycle<H>,
 ): Promise<H | undefined> {
   return new Promise((resolve, reject) => {
-    lifecycle$.subscribe({ next: resolve, error: reject, complete: () => resolve(undefined) });
+    lifecycle.subscribe(new Settle(resolve, reject));
   });
+}
+
+/**
+ * startStream's observer. An open stream's lifecycle keeps it until the connection is
+ * over; it lets go of the promise's functions as soon as the promise has settled.
+ */
+class Settle<H> implements StreamObserver<H> {
+  constructor(
+    private resolve: ((h: H | undefined) => void) | undefined,
+    private reject: ((err: unknown) => void) | undefined,
+  ) {}
+
+  next(handle: H): void {
+    const resolve = this.resolve;
+    this.settled();
+    resolve?.(handle);
+  }
+
+  error(err: unknown): void {
+    const reject = this.reject;
+    this.settled();
+    reject?.(err);
+  }
+
+  complete(): void {
+    const resolve = this.resolve;
+    this.settled();
+    resolve?.(undefined);
+  }
+
+  private settled(): void {
+    this.resolve = undefined;
+    this.reject = undefined;
+  }
 }

@@ -42,21 +42,41 @@ export class ConnectionLog {
     attrs: Record<string, unknown> = {},
   ): ConnectionHandle {
     const conn = this.nextId++;
-    const startedAt = performance.now();
     this.logger.info({ conn, transport, principal, ...attrs }, 'connection opened');
-    let done = false;
-    return {
-      closed: (reason, latePrincipal) => {
-        if (done) return;
-        done = true;
-        const durationMs = Math.round(performance.now() - startedAt);
-        const who =
-          latePrincipal !== undefined && latePrincipal !== ANONYMOUS ? latePrincipal : principal;
-        this.logger.info(
-          { conn, transport, principal: who, durationMs, ...(reason ? { reason } : {}) },
-          'connection closed',
-        );
+    return new LoggedConnection(this.logger, conn, transport, principal);
+  }
+}
+
+/**
+ * An open connection's closing line: an object rather than a closure, since every held
+ * connection keeps its handle for its whole life.
+ */
+class LoggedConnection implements ConnectionHandle {
+  private readonly startedAt = performance.now();
+  private done = false;
+
+  constructor(
+    private readonly logger: PinoLogger,
+    private readonly conn: number,
+    private readonly transport: string,
+    private readonly principal: string,
+  ) {}
+
+  closed(reason?: string, latePrincipal?: string): void {
+    if (this.done) return;
+    this.done = true;
+    const durationMs = Math.round(performance.now() - this.startedAt);
+    const who =
+      latePrincipal !== undefined && latePrincipal !== ANONYMOUS ? latePrincipal : this.principal;
+    this.logger.info(
+      {
+        conn: this.conn,
+        transport: this.transport,
+        principal: who,
+        durationMs,
+        ...(reason ? { reason } : {}),
       },
-    };
+      'connection closed',
+    );
   }
 }

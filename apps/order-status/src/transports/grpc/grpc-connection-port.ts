@@ -29,25 +29,32 @@ interface ClosableStream {
  * If the shape ever changes, the call lingers until max connection age as before.
  */
 export function grpcCallPort(call: SubscribeCall): ConnectionPort {
-  return {
-    watchGone: (onGone) => {
-      const stream = http2StreamOf(call);
-      if (call.cancelled || stream?.destroyed === true || stream?.closed === true) {
-        onGone();
-        return () => {};
-      }
-      call.once('cancelled', onGone);
-      stream?.once('close', onGone);
-      return () => {
-        call.off('cancelled', onGone);
-        stream?.off('close', onGone);
-      };
-    },
-    destroy: () => {
-      const stream = http2StreamOf(call);
-      if (stream !== undefined && !stream.destroyed) stream.close(h2constants.NGHTTP2_CANCEL);
-    },
-  };
+  return new GrpcCallPort(call);
+}
+
+/** A class, not closures: a Subscribe call keeps its port for its whole life. */
+class GrpcCallPort implements ConnectionPort {
+  constructor(private readonly call: SubscribeCall) {}
+
+  watchGone(onGone: () => void): void {
+    const stream = http2StreamOf(this.call);
+    if (this.call.cancelled || stream?.destroyed === true || stream?.closed === true) {
+      onGone();
+      return;
+    }
+    this.call.once('cancelled', onGone);
+    stream?.once('close', onGone);
+  }
+
+  unwatchGone(onGone: () => void): void {
+    this.call.off('cancelled', onGone);
+    http2StreamOf(this.call)?.off('close', onGone);
+  }
+
+  destroy(): void {
+    const stream = http2StreamOf(this.call);
+    if (stream !== undefined && !stream.destroyed) stream.close(h2constants.NGHTTP2_CANCEL);
+  }
 }
 
 /** The HTTP/2 stream under a grpc-js server call, when grpc-js's internals have the known shape. */

@@ -8,9 +8,9 @@ describe('SseHeartbeat', () => {
 
   const stream = () => ({
     writes: [] as string[],
-    write(c: string) {
-      this.writes.push(c);
-      return true;
+    active: false,
+    beat() {
+      this.writes.push(HEARTBEAT_FRAME);
     },
   });
 
@@ -19,9 +19,9 @@ describe('SseHeartbeat', () => {
     const quiet = stream();
     const busy = stream();
     hb.add(quiet);
-    const busyEntry = hb.add(busy);
+    hb.add(busy);
 
-    busyEntry.active = true;
+    busy.active = true;
     jest.advanceTimersByTime(1_000);
     expect(quiet.writes).toEqual([HEARTBEAT_FRAME]);
     expect(busy.writes).toEqual([]);
@@ -36,8 +36,8 @@ describe('SseHeartbeat', () => {
   it('stops beating a deleted stream', () => {
     const hb = new SseHeartbeat({ sse: { heartbeatMs: 1_000, retryMs: 1_000 } } as AppConfig);
     const s = stream();
-    hb.delete(hb.add(s));
-    hb.delete(undefined);
+    hb.add(s);
+    hb.delete(s);
     jest.advanceTimersByTime(3_000);
     expect(s.writes).toEqual([]);
     hb.onModuleDestroy();

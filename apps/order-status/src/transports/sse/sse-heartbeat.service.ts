@@ -1,16 +1,15 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import { HEARTBEAT_FRAME } from './sse-frames';
 
-interface Writable {
-  write(chunk: string): boolean;
-}
-
-/** A registered stream; set `active` whenever it writes an event (a field store, no lookup). */
+/**
+ * A stream on the heartbeat: it sets `active` whenever it writes an event (a field store,
+ * no lookup), and `beat()` writes the heartbeat frame. The stream itself is the entry, so
+ * a registration costs one Set slot.
+ */
 export interface HeartbeatEntry {
-  readonly stream: Writable;
   active: boolean;
+  beat(): void;
 }
 
 /**
@@ -33,14 +32,12 @@ export class SseHeartbeat implements OnModuleDestroy {
     this.timer.unref();
   }
 
-  add(stream: Writable): HeartbeatEntry {
-    const entry: HeartbeatEntry = { stream, active: false };
+  add(entry: HeartbeatEntry): void {
     this.entries.add(entry);
-    return entry;
   }
 
-  delete(entry: HeartbeatEntry | undefined): void {
-    if (entry !== undefined) this.entries.delete(entry);
+  delete(entry: HeartbeatEntry): void {
+    this.entries.delete(entry);
   }
 
   onModuleDestroy(): void {
@@ -50,7 +47,7 @@ export class SseHeartbeat implements OnModuleDestroy {
   private beat(): void {
     for (const entry of this.entries) {
       if (entry.active) entry.active = false;
-      else entry.stream.write(HEARTBEAT_FRAME);
+      else entry.beat();
     }
   }
 }

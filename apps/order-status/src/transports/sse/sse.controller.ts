@@ -36,12 +36,13 @@ import {
 } from '../../openapi/api-decorators';
 import { SSE_STREAM_DESCRIPTION } from '../../openapi/stream-descriptions';
 import type { AppConfig } from '../../config/app-config';
-import { endFrame, retryFrame, SSE_FRAMES } from './sse-frames';
+import { endFrame, HEARTBEAT_FRAME, retryFrame, SSE_FRAMES } from './sse-frames';
 import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
 
 /** The part of http.ServerResponse / http2 Http2ServerResponse this controller uses. */
 interface RawResponse {
   writeHead(status: number, headers: HeadHeaders): unknown;
+  flushHeaders(): void;
   write(chunk: string | Uint8Array): boolean;
   end(chunk?: string): unknown;
   once(event: 'drain', listener: () => void): unknown;
@@ -117,7 +118,14 @@ export class SseController {
     reply.hijack();
     const res = reply.raw as unknown as RawResponse;
     const http2 = req.raw.httpVersionMajor === 2;
-    const writer = new SseWriter(res, reply, http2, this.config.sse.retryMs, this.heartbeat);
+    const writer = new SseWriter(
+      res,
+      reply,
+      http2,
+      this.config.sse.retryMs,
+      this.heartbeat,
+      httpConnectionPort(reply),
+    );
     try {
       const orderId = parseOrderId(rawOrderId);
       // Last-Event-ID wins: on an automatic reconnect the browser re-sends the original
@@ -135,8 +143,8 @@ export class SseController {
           principal,
           orderId,
           afterSeq,
-          port: writer.port(httpConnectionPort(reply)),
-          sink: (ctx) => writer.sink(ctx),
+          port: writer,
+          sink: (ctx) => writer.attach(ctx),
         }),
       );
       if (sub !== undefined) writer.sendHead();
@@ -153,13 +161,20 @@ export class SseController {
  * One SSE response: the head on first use, frames while the stream is open, the end
  * frame once. Never writes after the end or after the client left (a write then would
  * emit ERR_STREAM_WRITE_AFTER_END on the response), and takes itself off the heartbeat
- * as soon as the stream is over.
+ * as soon as the connection is released.
+ *
+ * One object is the stream's sink, its heartbeat entry and its connection port (the
+ * response's, plus leaving the heartbeat on release): an idle stream keeps all of them
+ * for its whole life, and methods cost it nothing where closures would.
  */
-class SseWriter {
+class SseWriter implements DeliverySink, ConnectionPort, HeartbeatEntry {
   private headSent = false;
   /** The end was written or the client is gone: nothing more goes out. */
   over = false;
-  private beat: HeartbeatEntry | undefined;
+  /** Wrote an event since the last heartbeat (see SseHeartbeat). */
+  active = false;
+  private beating = false;
+  private ctx: StreamContext | undefined;
 
   constructor(
     private readonly res: RawResponse,
@@ -167,36 +182,50 @@ class SseWriter {
     private readonly http2: boolean,
     private readonly retryMs: number,
     private readonly heartbeat: SseHeartbeat,
+    private readonly port: ConnectionPort,
   ) {}
 
-  /** The connection's port, with the heartbeat released the moment the client is gone. */
-  port(port: ConnectionPort): ConnectionPort {
-    return {
-      watchGone: (onGone) =>
-        port.watchGone(() => {
-          this.stop();
-          onGone();
-        }),
-      destroy: () => port.destroy(),
-    };
+  /** The connection's context: writes stop once it is closed. */
+  attach(ctx: StreamContext): DeliverySink {
+    this.ctx = ctx;
+    return this;
   }
 
-  sink(ctx: StreamContext): DeliverySink {
-    return {
-      write: (item: StreamItem) => {
-        if (this.over || ctx.closed) return false;
-        this.sendHead();
-        // This stream needs no heartbeat this period.
-        if (this.beat !== undefined) this.beat.active = true;
-        return this.res.write(SSE_FRAMES.get(item));
-      },
-      onDrain: (resume) => this.res.once('drain', resume),
-      end: (reason, retryAfterMs) => {
-        if (!this.over && !ctx.closed) this.finish(reason, retryAfterMs);
-        this.stop();
-        ctx.ended();
-      },
-    };
+  watchGone(onGone: () => void): void {
+    this.port.watchGone(onGone);
+  }
+
+  /** The lifecycle lets go of the connection (client gone, stream over, shutdown). */
+  unwatchGone(onGone: () => void): void {
+    this.port.unwatchGone(onGone);
+    this.leaveHeartbeat();
+  }
+
+  destroy(): void {
+    this.port.destroy();
+  }
+
+  write(item: StreamItem): boolean {
+    if (this.over || this.ctx?.closed !== false) return false;
+    this.sendHead();
+    // This stream needs no heartbeat this period.
+    this.active = true;
+    return this.res.write(SSE_FRAMES.get(item));
+  }
+
+  onDrain(resume: () => void): void {
+    this.res.once('drain', resume);
+  }
+
+  end(reason: StreamEndReason, retryAfterMs?: number): void {
+    if (!this.over && this.ctx?.closed === false) this.finish(reason, retryAfterMs);
+    this.over = true;
+    this.leaveHeartbeat();
+    this.ctx?.ended();
+  }
+
+  beat(): void {
+    this.res.write(HEARTBEAT_FRAME);
   }
 
   sendHead(): void {
@@ -214,8 +243,14 @@ class SseWriter {
         ...(this.http2 ? {} : { connection: 'keep-alive' }),
       }),
     );
+    // The head goes out on its own. HTTP/1.1 responses keep their head string for their
+    // whole life (`headersSent`); sent with the first frame it stays a tree of ~50
+    // concatenated pieces, sent alone it is written, and so flattened, as one string:
+    // ~1.1 KB less per open stream.
+    this.res.flushHeaders();
     this.res.write(retryFrame(this.retryMs));
-    this.beat = this.heartbeat.add(this.res);
+    this.heartbeat.add(this);
+    this.beating = true;
   }
 
   private finish(reason: StreamEndReason, retryAfterMs?: number): void {
@@ -233,9 +268,9 @@ class SseWriter {
     this.res.end();
   }
 
-  private stop(): void {
-    this.over = true;
-    this.heartbeat.delete(this.beat);
-    this.beat = undefined;
+  private leaveHeartbeat(): void {
+    if (!this.beating) return;
+    this.beating = false;
+    this.heartbeat.delete(this);
   }
 }

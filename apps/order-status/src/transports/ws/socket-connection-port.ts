@@ -14,23 +14,30 @@ import type { OrdersSocket } from './orders-ws.events';
  * completes holds the TCP socket for 30 s more, so the underlying socket is destroyed.
  */
 export function socketConnectionPort(socket: OrdersSocket): ConnectionPort {
-  const conn = socket.conn;
-  return {
-    watchGone: (onGone) => {
-      if (conn.readyState === 'closing' || conn.readyState === 'closed') {
-        onGone();
-        return () => {};
-      }
-      socket.once('disconnect', onGone);
-      conn.once('close', onGone);
-      return () => {
-        socket.off('disconnect', onGone);
-        conn.off('close', onGone);
-      };
-    },
-    destroy: () => {
-      conn.close(true);
-      socket.request.socket.destroy();
-    },
-  };
+  return new SocketConnectionPort(socket);
+}
+
+/** A class, not closures: a socket keeps its port for its whole life. */
+class SocketConnectionPort implements ConnectionPort {
+  constructor(private readonly socket: OrdersSocket) {}
+
+  watchGone(onGone: () => void): void {
+    const conn = this.socket.conn;
+    if (conn.readyState === 'closing' || conn.readyState === 'closed') {
+      onGone();
+      return;
+    }
+    this.socket.once('disconnect', onGone);
+    conn.once('close', onGone);
+  }
+
+  unwatchGone(onGone: () => void): void {
+    this.socket.off('disconnect', onGone);
+    this.socket.conn.off('close', onGone);
+  }
+
+  destroy(): void {
+    this.socket.conn.close(true);
+    this.socket.request.socket.destroy();
+  }
 }
