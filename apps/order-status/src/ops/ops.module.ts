@@ -24,8 +24,8 @@ export class OpsModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [OpsController, HealthController],
-      // ConnectionLogGuard and GrpcConnectionLogInterceptor are bound on the routes they
-      // log; Nest instantiates them there, with ConnectionLog from here.
+      // ConnectionLogGuard is bound on the routes it logs; Nest instantiates it there, with
+      // ConnectionLog from here (gRPC's Subscribe and socket.io log their own lines).
       providers: [MetricsService, Readiness, ConnectionLog],
       exports: [MetricsService, Readiness, ConnectionLog],
     };

@@ -1,4 +1,10 @@
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type ChannelOptions,
+  type Metadata,
+  type ServerWritableStream,
+} from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { Transport, ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
 import {
@@ -8,7 +14,11 @@ import {
 } from '@app/contracts';
 import type { AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
+import { followStreamCall } from './stream-call';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
+
+/** A handler as Nest hands it to the transport: its whole chain (guards, filters...). */
+type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) => unknown;
 
 /**
  * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
@@ -38,6 +48,21 @@ export class BoundServerGrpc extends ServerGrpc {
 
   get boundPort(): number {
     return this.port;
+  }
+
+  /**
+   * Server-streaming methods (Subscribe) without Nest's per-call wrapper, which an open
+   * call keeps for its whole life: two suspended async functions (its processing-hooks
+   * runner, which this service does not use), a copy of the call object, and
+   * `writeObservableToGrpc`'s subscription, drain and cancel closures and value buffer,
+   * about 3 KB of every idle stream (load test, idle scenario). The handler chain itself
+   * (guards, pipes, exception filter) is Nest's as before; see stream-call.ts for how the
+   * call ends.
+   */
+  override createStreamServiceMethod(methodHandler: NestMethodHandler) {
+    return (call: ServerWritableStream<unknown, unknown>): void => {
+      void followStreamCall(call, methodHandler(call.request, call.metadata, call));
+    };
   }
 
   /**

@@ -1,7 +1,7 @@
-import { Controller, Inject, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import type { Metadata } from '@grpc/grpc-js';
-import { defer, switchMap, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { authorizeWrite, ownerForNewOrder, type Principal } from '@app/auth';
 import {
   ErrorCode,
@@ -11,7 +11,6 @@ import {
   OWNER_ID_PATTERN,
   parseOrderId,
   parseIdempotencyKey,
-  parseSeq,
   parseTracking,
   scopedIdempotencyKey,
   snapshotToProto,
@@ -23,7 +22,7 @@ import { isReplay, OrderEventBus, OrderStore } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import { PublishRateLimiter } from '../../auth/publish-rate.limiter';
-import { GrpcConnectionLogInterceptor } from '../../ops/connection-log.interceptor';
+import { ConnectionLog } from '../../ops/connection-log';
 import { withinDeadline } from './grpc-deadline';
 import { GrpcExceptionFilter } from './grpc-exception.filter';
 import {
@@ -60,26 +59,25 @@ export class OrderStatusGrpcController {
     @Inject(OrderStore) private readonly store: OrderStore,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
+    @Inject(ConnectionLog) private readonly log: ConnectionLog,
   ) {}
 
   /**
-   * Server-streaming: replay after `after_seq`, then live events; see subscribe-stream.ts.
-   * Authenticated and authorized before anything is read from the bus; ends with
-   * UNAUTHENTICATED when the token expires.
+   * Server-streaming: replay after `after_seq`, then live events; see subscribe-stream.ts
+   * (which also writes the call's connection log lines). Authenticated and authorized
+   * before anything is read from the bus; ends with UNAUTHENTICATED when the token
+   * expires.
    */
   @GrpcMethod(GRPC_SERVICE, 'Subscribe')
-  @UseInterceptors(GrpcConnectionLogInterceptor)
   subscribe(req: SubscribeRequest, metadata: Metadata, call: SubscribeCall): Observable<never> {
-    return defer(async () => {
-      const principal = await this.authenticate(metadata);
-      call.principal = principal;
-      const orderId = parseOrderId(req.orderId);
-      const afterSeq = parseSeq(req.afterSeq, 'after_seq');
-      return { principal, orderId, afterSeq };
-    }).pipe(
-      switchMap(({ principal, orderId, afterSeq }) =>
-        subscribeStream(this.connections, call, principal, orderId, afterSeq),
-      ),
+    return subscribeStream(
+      {
+        connections: this.connections,
+        log: this.log,
+        authenticate: () => this.authenticate(metadata),
+      },
+      req,
+      call,
     );
   }
 

@@ -1,21 +1,39 @@
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type { Principal } from '@app/auth';
-import { cursorAfter, StreamEndReason, type StreamItem } from '@app/contracts';
+import {
+  cursorAfter,
+  parseOrderId,
+  parseSeq,
+  StreamEndReason,
+  type StreamItem,
+} from '@app/contracts';
+import type { DeliverySink } from '@app/event-bus';
 import type { StreamConnections } from '../../connections/stream-connections.service';
+import type { StreamContext } from '../../connections/stream-lifecycle';
+import { principalOf, type ConnectionHandle, type ConnectionLog } from '../../ops/connection-log';
 import { grpcCallPort } from './grpc-connection-port';
-import type { SubscribeCall } from './grpc-messages';
+import type { SubscribeCall, SubscribeRequest } from './grpc-messages';
 import { streamEndError } from './grpc-status';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /** The bus and metrics label of this transport. */
 export const GRPC_TRANSPORT = 'grpc';
 
+/** What one Subscribe call needs from the service. */
+export interface SubscribeDeps {
+  readonly connections: StreamConnections;
+  readonly log: ConnectionLog;
+  /** Verifies the call's credentials (its `authorization` metadata). */
+  authenticate(): Promise<Principal>;
+}
+
 /**
  * One Subscribe call as an Observable that never emits: the bus writes straight to the
  * call (a DeliverySink on `call.write()`), and the Observable only says when the call is
  * over. It completes when the order is finished (Nest then ends the call: status OK) and
- * errors with the typed error when the stream could not open, or with UNAVAILABLE /
- * UNAUTHENTICATED for every other end reason.
+ * errors with the typed error when the stream could not open (authentication, a bad
+ * request, authorization), or with UNAVAILABLE / UNAUTHENTICATED for every other end
+ * reason.
  *
  * Why not emit the items and let Nest write them: Nest's `writeObservableToGrpc` keeps
  * an unbounded array of values while `call.write()` returns false, so a client that
@@ -28,49 +46,114 @@ export const GRPC_TRANSPORT = 'grpc';
  * waits behind messages a stalled client has not read (HTTP/2 sends trailers after the
  * stream's data), and the lifecycle resets the call's stream when the grace period passes.
  *
+ * The call's opened and closed log lines are written here too, rather than by a Nest
+ * interceptor: an interceptor makes Nest run the handler inside an RxJS pipeline (defer,
+ * mergeAll, tap, finalize) that an open call keeps for its whole life, several KB of
+ * every idle stream (load test, idle scenario).
+ *
  * `connectionsByTransport.grpc` counts open Subscribe streams, the gRPC counterpart of
  * an open SSE response (grpc-js does not expose its HTTP/2 sessions).
  */
 export function subscribeStream(
-  connections: StreamConnections,
+  deps: SubscribeDeps,
+  req: SubscribeRequest,
   call: SubscribeCall,
-  principal: Principal,
-  orderId: string,
-  afterSeq: number,
 ): Observable<never> {
   return new Observable<never>((nest) => {
-    let lastSeq = afterSeq;
-    let pendingDrain: (() => void) | undefined;
-    connections
-      .busStream({
-        transport: GRPC_TRANSPORT,
-        principal,
-        orderId,
-        afterSeq,
-        port: grpcCallPort(call),
-        sink: (ctx) => ({
-          write: (item: StreamItem) => {
-            if (ctx.closed) return false;
-            lastSeq = cursorAfter(item);
-            return call.write(SUBSCRIBE_ENCODING.message(item));
-          },
-          onDrain: (resume) => {
-            pendingDrain = () => {
-              pendingDrain = undefined;
-              resume();
-            };
-            call.once('drain', pendingDrain);
-          },
-          end: (reason, retryAfterMs) => {
-            if (reason === StreamEndReason.Completed) nest.complete();
-            else nest.error(streamEndError(reason, lastSeq, retryAfterMs));
-            ctx.ended();
-          },
-        }),
+    const sink = new SubscribeSink(
+      call,
+      nest,
+      deps.log.opened(GRPC_TRANSPORT, principalOf(call), { orderId: req.orderId }),
+    );
+    deps
+      .authenticate()
+      .then((principal) => {
+        if (nest.closed) return;
+        // Named in the closing log line.
+        call.principal = principal;
+        const orderId = parseOrderId(req.orderId);
+        const afterSeq = parseSeq(req.afterSeq, 'after_seq');
+        sink.lastSeq = afterSeq;
+        deps.connections
+          .busStream({
+            transport: GRPC_TRANSPORT,
+            principal,
+            orderId,
+            afterSeq,
+            port: grpcCallPort(call),
+            sink: (ctx) => sink.attach(ctx),
+          })
+          .subscribe({ error: (err: unknown) => sink.fail(err) });
       })
-      .subscribe({ error: (err: unknown) => nest.error(err) });
-    return () => {
-      if (pendingDrain) call.off('drain', pendingDrain);
-    };
+      .catch((err: unknown) => sink.fail(err));
+    return () => sink.release();
   });
+}
+
+/**
+ * The bus's sink on one call, and the call's ends: completion (OK), a typed error, the
+ * client's cancellation, each logged once. A class rather than closures: an open call
+ * keeps it for its whole life.
+ */
+class SubscribeSink implements DeliverySink {
+  /** The cursor after the last item written: where the client resumes. */
+  lastSeq = 0;
+  private ctx: StreamContext | undefined;
+  private pendingDrain: (() => void) | undefined;
+
+  constructor(
+    private readonly call: SubscribeCall,
+    private readonly nest: Subscriber<never>,
+    private readonly conn: ConnectionHandle,
+  ) {}
+
+  attach(ctx: StreamContext): DeliverySink {
+    this.ctx = ctx;
+    return this;
+  }
+
+  write(item: StreamItem): boolean {
+    if (this.ctx?.closed !== false) return false;
+    this.lastSeq = cursorAfter(item);
+    return this.call.write(SUBSCRIBE_ENCODING.message(item));
+  }
+
+  onDrain(resume: () => void): void {
+    this.pendingDrain = () => {
+      this.pendingDrain = undefined;
+      resume();
+    };
+    this.call.once('drain', this.pendingDrain);
+  }
+
+  end(reason: StreamEndReason, retryAfterMs?: number): void {
+    if (reason === StreamEndReason.Completed) {
+      this.logClosed('completed');
+      this.nest.complete();
+    } else {
+      this.fail(streamEndError(reason, this.lastSeq, retryAfterMs));
+    }
+    this.ctx?.ended();
+  }
+
+  /** The call ends with `err` (the stream could not open, or the bus ended it). */
+  fail(err: unknown): void {
+    if (this.nest.closed) return;
+    this.logClosed(err instanceof Error ? err.message : 'error');
+    this.nest.error(err);
+  }
+
+  /**
+   * The Observable is done: completed, errored, or unsubscribed by Nest, which it does
+   * when the call is cancelled (client gone, deadline, connection lost).
+   */
+  release(): void {
+    if (this.pendingDrain) this.call.off('drain', this.pendingDrain);
+    this.pendingDrain = undefined;
+    this.logClosed(this.call.cancelled ? 'cancelled' : undefined);
+  }
+
+  private logClosed(reason: string | undefined): void {
+    this.conn.closed(reason, principalOf(this.call));
+  }
 }
