@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
 import { DOCS_PATH } from '../openapi/docs-page';
+import { skipCorsCopyOnHeldResponses } from './held-response-cors';
 import { registerOrderIdGate } from '../orders/order-id-gate';
 import { requireJsonBodies } from './json-bodies';
 import { SECURITY_HEADERS, type HeaderSet } from './security-headers';
@@ -55,4 +56,5 @@ export async function applyHttpSecurity(
     allowedHeaders: CORS_ALLOWED_HEADERS,
     maxAge: 600,
   });
+  skipCorsCopyOnHeldResponses(app.getHttpAdapter());
 }
