@@ -30,12 +30,20 @@ const UNLOGGED_ROUTES = Object.keys(HTTP_CONNECTION_ROUTES).map((route) => ({
 }));
 
 /**
+ * Every path, written so that @fastify/middie keeps it. nestjs-pino's default,
+ * `{/*splat}`, has no leading slash; middie 9.3 (NestJS 12's Fastify adapter) prefixes one,
+ * and `/{/*splat}` matches only URLs that start with `//`: no request was logged at all.
+ */
+const ALL_ROUTES = [{ path: '/{*splat}', method: RequestMethod.ALL }];
+
+/**
  * nestjs-pino (pino-http underneath): JSON lines on stdout at LOG_LEVEL, one line per
  * ordinary request, credentials redacted wherever they travel (Authorization, cookies,
  * `?ticket=` and `?access_token=` in URLs; see @app/auth redact.ts).
  */
 export function loggerParams(config: AppConfig): Params {
   return {
+    forRoutes: ALL_ROUTES,
     exclude: UNLOGGED_ROUTES,
     pinoHttp: {
       level: config.logLevel,
@@ -49,7 +57,12 @@ export function loggerParams(config: AppConfig): Params {
       },
       // Lines logged while handling a request carry its id, not a copy of the request.
       quietReqLogger: true,
-      autoLogging: { ignore: (req: IncomingMessage) => isQuietRequest(req.url ?? '/') },
+      // `originalUrl`: middie has cut the middleware's mount path off `url` by then, so
+      // every request without a query string read as `/` (the demo page) and went unlogged.
+      autoLogging: {
+        ignore: (req: IncomingMessage & { originalUrl?: string }) =>
+          isQuietRequest(req.originalUrl ?? req.url ?? '/'),
+      },
     },
   };
 }
