@@ -44,3 +44,35 @@ describe('median', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5);
   });
 });
+
+describe('targetChecks on scale steps', () => {
+  function scaleStep(subscribers: number, clean: boolean, limit?: string): RunResult {
+    return {
+      scenario: 'scale',
+      transport: 'sse',
+      settings: { subscribers },
+      generator: { saturated: false },
+      extra: { clean, ...(limit === undefined ? {} : { limit }) },
+    } as unknown as RunResult;
+  }
+
+  it('reports the highest clean step and which side ran out at the next one', () => {
+    const [check] = targetChecks([
+      scaleStep(3000, true, 'none'),
+      scaleStep(4000, true, 'none'),
+      scaleStep(5000, false, 'service'),
+    ]);
+    expect(check).toEqual({
+      target: 'sse: subscribers at 10 ev/s, zero loss, p99 <= 50 ms',
+      required: '5000',
+      measured: '4000 (at 5000: limit service)',
+      reached: false,
+    });
+  });
+
+  it('reaches the target when the last step is clean', () => {
+    const [check] = targetChecks([scaleStep(4000, true, 'none'), scaleStep(5000, true, 'none')]);
+    expect(check.measured).toBe('5000');
+    expect(check.reached).toBe(true);
+  });
+});

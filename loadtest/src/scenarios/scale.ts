@@ -1,3 +1,4 @@
+import { GENERATOR_SATURATED_CPU_PCT } from '../sampling/sampler';
 import type { RunResult } from './result';
 import { runTransport } from './run-transport';
 import { PADDING_FOR_117_BYTES } from './steady';
@@ -17,6 +18,24 @@ export function isClean(r: RunResult): boolean {
     e.outOfOrder === 0 &&
     r.latency.p99Ms <= SCALE_P99_BOUND_MS
   );
+}
+
+/** Which side ran out at a step: the issue asks that every step say so. */
+export type ScaleLimit = 'none' | 'service' | 'generator' | 'both' | 'neither core full';
+
+/**
+ * The service's core counts as full at the generator's threshold (85 % of its pinned core):
+ * past it, its event loop queues work and p99 grows with the queue. A step that passed the
+ * bound with neither core full ran out of something else (a GC pause, the host).
+ */
+export function scaleLimit(r: RunResult): ScaleLimit {
+  if (isClean(r)) return 'none';
+  const service = r.service.cpuPctAvg >= GENERATOR_SATURATED_CPU_PCT;
+  const generator = r.generator.saturated;
+  if (service && generator) return 'both';
+  if (service) return 'service';
+  if (generator) return 'generator';
+  return 'neither core full';
 }
 
 /**
@@ -52,7 +71,17 @@ export const scale: Scenario = {
         });
         const clean = isClean(r);
         if (clean) highestClean = n;
-        out.push({ ...r, extra: { ...r.extra, clean, highestCleanSoFar: highestClean } });
+        out.push({
+          ...r,
+          extra: {
+            ...r.extra,
+            clean,
+            highestCleanSoFar: highestClean,
+            serviceCorePct: r.service.cpuPctAvg,
+            generatorCorePct: r.generator.cpuPctAvg,
+            limit: scaleLimit(r),
+          },
+        });
         if (!clean || r.generator.saturated) break;
       }
       return out;
