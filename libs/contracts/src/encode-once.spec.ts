@@ -73,14 +73,24 @@ describe('EncodeOnce', () => {
     expect(calls).toHaveLength(2);
   });
 
+  /** Asks for each event twice in a row, as a fan-out to two subscribers does: kept. */
+  const askTwice = (cache: EncodeOnce<string>, e: OrderStatusChanged) => {
+    cache.get(itemOf(e));
+    return cache.get(itemOf(e));
+  };
+
   it('keeps at most maxEntries, oldest out first, and re-encodes an evicted event', () => {
     const { cache, calls } = counting(2);
     const [a, b, c] = [event(1), event(2), event(3)];
-    for (const e of [a, b, c]) cache.get(itemOf(e));
+    for (const e of [a, b, c]) askTwice(cache, e);
     expect(cache.size).toBe(2);
+    expect(calls).toHaveLength(3);
     cache.get(itemOf(c));
     cache.get(itemOf(b));
     expect(calls).toHaveLength(3);
+    // a fell out of the kept ones; it was asked for before, so it is kept again at once.
+    cache.get(itemOf(a));
+    expect(calls).toHaveLength(4);
     cache.get(itemOf(a));
     expect(calls).toHaveLength(4);
   });
@@ -88,12 +98,49 @@ describe('EncodeOnce', () => {
   it('keeps at most maxBytes, and does not keep an encoding larger than the budget', () => {
     const { cache } = counting(100, 300);
     const big = event(1, 'x'.repeat(400));
-    cache.get(itemOf(big));
+    askTwice(cache, big);
     expect(cache.size).toBe(0);
-    for (let seq = 2; seq < 10; seq++) cache.get(itemOf(event(seq)));
+    for (let seq = 2; seq < 10; seq++) askTwice(cache, event(seq));
     // Each encoding is ~100 characters: at most 3 fit in 300.
     expect(cache.size).toBeLessThanOrEqual(3);
     expect(cache.size).toBeGreaterThan(0);
+  });
+
+  it('keeps the newest maxEntries across many turns of its ring, with mixed sizes', () => {
+    const { cache, calls } = counting(5, 1_000);
+    const events = Array.from({ length: 53 }, (_, i) => event(i + 1, 'x'.repeat((i * 37) % 300)));
+    for (const e of events) askTwice(cache, e);
+    expect(calls).toHaveLength(53);
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.size).toBeLessThanOrEqual(5);
+    // The newest is kept (asked again: no new encoding) ...
+    cache.get(itemOf(events[52]));
+    expect(calls).toHaveLength(53);
+    // ... the ones that fell out are encoded again, and that keeps the bounds.
+    for (const e of events.slice(0, 20)) cache.get(itemOf(e));
+    expect(calls).toHaveLength(73);
+    expect(cache.size).toBeLessThanOrEqual(5);
+  });
+
+  it('keeps nothing for long of an event asked for once (one subscriber per order)', () => {
+    const { cache, calls } = counting(4);
+    for (let seq = 1; seq <= 100; seq++) cache.get(itemOf(event(seq)));
+    expect(calls).toHaveLength(100);
+    expect(cache.size).toBe(0);
+  });
+
+  it('keeps an event asked for again after its first encoding left the recent slots', () => {
+    const { cache, calls } = counting();
+    const first = event(1);
+    cache.get(itemOf(first));
+    // A subscriber that drains several events before the next one asks for the first.
+    for (let seq = 2; seq <= 20; seq++) cache.get(itemOf(event(seq)));
+    expect(calls).toHaveLength(20);
+    cache.get(itemOf(first));
+    expect(calls).toHaveLength(21);
+    for (let i = 0; i < 50; i++) cache.get(itemOf(first));
+    expect(calls).toHaveLength(21);
+    expect(cache.size).toBe(1);
   });
 
   it('rejects a bound that cannot work', () => {
