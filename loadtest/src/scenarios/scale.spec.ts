@@ -6,6 +6,7 @@ function step(o: {
   p99Ms: number;
   lost?: number;
   serviceCpu: number;
+  serviceLoopP99Ms?: number;
   generatorCpu: number;
   generatorSaturated?: boolean;
 }): RunResult {
@@ -13,7 +14,7 @@ function step(o: {
     ok: true,
     latency: { p99Ms: o.p99Ms },
     events: { lost: o.lost ?? 0, droppedByService: 0, duplicates: 0, outOfOrder: 0 },
-    service: { cpuPctAvg: o.serviceCpu },
+    service: { cpuPctAvg: o.serviceCpu, eventLoopLagP99Ms: o.serviceLoopP99Ms ?? 5 },
     generator: {
       cpuPctAvg: o.generatorCpu,
       eventLoopDelayP99Ms: 10,
@@ -33,6 +34,11 @@ describe('scaleLimit', () => {
     expect(scaleLimit(step({ p99Ms: 80, serviceCpu: 90, generatorCpu: 90 }))).toBe('both');
   });
 
+  it("blames the service when its own loop's p99 delay passed the bound below 85 % CPU", () => {
+    const r = step({ p99Ms: 66, serviceCpu: 70, serviceLoopP99Ms: 56, generatorCpu: 58 });
+    expect(scaleLimit(r)).toBe('service');
+  });
+
   it('counts a generator whose own loop stalled as saturated below 85 % CPU', () => {
     const r = step({ p99Ms: 80, serviceCpu: 50, generatorCpu: 70, generatorSaturated: true });
     expect(scaleLimit(r)).toBe('generator');
@@ -40,7 +46,7 @@ describe('scaleLimit', () => {
 
   it('says so when a loss, not a full core, ended the climb', () => {
     expect(scaleLimit(step({ p99Ms: 5, lost: 3, serviceCpu: 40, generatorCpu: 30 }))).toBe(
-      'neither core full',
+      'neither',
     );
   });
 });

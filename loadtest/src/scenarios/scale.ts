@@ -21,21 +21,25 @@ export function isClean(r: RunResult): boolean {
 }
 
 /** Which side ran out at a step: the issue asks that every step say so. */
-export type ScaleLimit = 'none' | 'service' | 'generator' | 'both' | 'neither core full';
+export type ScaleLimit = 'none' | 'service' | 'generator' | 'both' | 'neither';
 
 /**
- * The service's core counts as full at the generator's threshold (85 % of its pinned core):
- * past it, its event loop queues work and p99 grows with the queue. A step that passed the
- * bound with neither core full ran out of something else (a GC pause, the host).
+ * The service ran out when its core was full (the generator's threshold, 85 % of its
+ * pinned core: past it, its event loop queues work and p99 grows with the queue) or when
+ * its own event loop's p99 delay alone passed the bound (GC pauses and long ticks, at
+ * any CPU). The generator ran out when it saturated (its CPU, or its loop delay). A step
+ * past the bound with neither says so: a loss, or latency neither process explains.
  */
 export function scaleLimit(r: RunResult): ScaleLimit {
   if (isClean(r)) return 'none';
-  const service = r.service.cpuPctAvg >= GENERATOR_SATURATED_CPU_PCT;
+  const service =
+    r.service.cpuPctAvg >= GENERATOR_SATURATED_CPU_PCT ||
+    (r.service.eventLoopLagP99Ms ?? 0) > SCALE_P99_BOUND_MS;
   const generator = r.generator.saturated;
   if (service && generator) return 'both';
   if (service) return 'service';
   if (generator) return 'generator';
-  return 'neither core full';
+  return 'neither';
 }
 
 /**
