@@ -13,7 +13,7 @@ import {
   until,
   type PageWatch,
 } from './browser-watch';
-import { range, shippedOrder, track } from './client-harness';
+import { range, shippedOrder, track, trackThenDeliver } from './client-harness';
 
 const FORCED_RECONNECTS = 20;
 const MAX_AGE_ENDS = 10;
@@ -239,13 +239,7 @@ describe('client library in chromium: SSE with stream tickets', () => {
       getToken: true,
       refreshBeforeExpiryMs: -60_000,
     });
-    const deadline = performance.now() + 3_200;
-    let last = 4;
-    while (performance.now() < deadline) {
-      last = await track(a, 'btt-1');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await a.publish('btt-1', OrderStatus.Delivered);
+    const last = await trackThenDeliver(a, 'btt-1');
     const s = await until(page, 'completed', (w) => w.done);
     expect(s.items.at(-1)).toMatchObject({ kind: 'end', reason: 'completed' });
     expect(seqsOf(s.items)).toEqual(range(1, last + 1));

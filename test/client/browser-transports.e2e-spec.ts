@@ -14,7 +14,7 @@ import {
   until,
   type PageGlobals,
 } from './browser-watch';
-import { range, shippedOrder, track } from './client-harness';
+import { range, shippedOrder, track, trackThenDeliver } from './client-harness';
 
 const FORCED_RECONNECTS = 50;
 const BROWSER_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'longpoll'];
@@ -153,13 +153,7 @@ describe('client library in chromium', () => {
         getToken: true,
         refreshBeforeExpiryMs: -60_000,
       });
-      const deadline = performance.now() + 3_200;
-      let last = 4;
-      while (performance.now() < deadline) {
-        last = await track(a, 'bte-1');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await a.publish('bte-1', OrderStatus.Delivered);
+      const last = await trackThenDeliver(a, 'bte-1');
       const s = await until(page, 'completed', (w) => w.done);
       expect(s.items.at(-1)).toMatchObject({ kind: 'end', reason: 'completed' });
       expect(seqsOf(s.items)).toEqual(range(1, last + 1));

@@ -63,6 +63,26 @@ export async function track(app: TestApp, orderId: string): Promise<number> {
   return t.seq;
 }
 
+/**
+ * Tracking updates every 50 ms for `forMs` (past the expiry of the 2-second tokens the
+ * token-expiry tests mint), then the order is delivered, which completes the watch.
+ * Returns the seq of the last tracking update; `delivered` is the one after it.
+ */
+export async function trackThenDeliver(
+  app: TestApp,
+  orderId: string,
+  forMs = 3_200,
+): Promise<number> {
+  const deadline = performance.now() + forMs;
+  let last = 4;
+  while (performance.now() < deadline) {
+    last = await track(app, orderId);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await app.publish(orderId, OrderStatus.Delivered);
+  return last;
+}
+
 export function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }

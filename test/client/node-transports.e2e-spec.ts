@@ -16,6 +16,7 @@ import {
   record,
   shippedOrder,
   track,
+  trackThenDeliver,
   type Recorded,
 } from './client-harness';
 
@@ -197,13 +198,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
       // No refresh ahead of time: the stream must end with token_expired first.
       refreshBeforeExpiryMs: -60_000,
     });
-    const deadline = performance.now() + 3_200;
-    let last = 4;
-    while (performance.now() < deadline) {
-      last = await track(a, 'te-1');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await a.publish('te-1', OrderStatus.Delivered);
+    const last = await trackThenDeliver(a, 'te-1');
     const end = await watch.done;
     await rec.finished;
     expect(end.reason).toBe('completed');
