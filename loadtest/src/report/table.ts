@@ -26,6 +26,8 @@ export const COLUMNS: readonly Column[] = [
   { title: 'dup', value: (r) => String(r.events.duplicates) },
   { title: 'ooo', value: (r) => String(r.events.outOfOrder) },
   { title: 'svc CPU %', value: (r) => n(r.service.cpuPctAvg) },
+  // Beside the service's: a generator near its own core's limit measured itself.
+  { title: 'gen CPU %', value: (r) => n(r.generator.cpuPctAvg) },
   { title: 'CPU ms/1k ev', value: (r) => n(r.service.cpuMsPer1kEvents) },
   { title: 'RSS MB', value: (r) => mb(r.service.rssMaxBytes) },
   { title: 'EL p99 ms', value: (r) => n(r.service.eventLoopLagP99Ms) },

@@ -81,8 +81,6 @@ export const scale: Scenario = {
             ...r.extra,
             clean,
             highestCleanSoFar: highestClean,
-            serviceCorePct: r.service.cpuPctAvg,
-            generatorCorePct: r.generator.cpuPctAvg,
             limit: scaleLimit(r),
           },
         });

@@ -134,9 +134,9 @@ export async function stalledH2Stream(opts: {
     closedByServer: (timeoutMs) => {
       // Reads again, as the raw HTTP/1.1 clients do when asked. A stream the server ended
       // normally (END_STREAM after its last frames) closes only once what this paused
-      // stream buffered is read: unread, it stayed open on the client's side alone, with
-      // the server long done with it (a busy CI host let the whole answer through before
-      // the grace ran out).
+      // stream buffered is read: unread, it stays open on the client's side alone, with
+      // the server long done with it (likely what a busy CI host saw, where the server's
+      // gauges showed three such streams released; not reproduced here).
       stream.resume();
       return waitFor(() => closed, `${opts.label} closed`, timeoutMs, 20).then(
         () => true,
