@@ -12,6 +12,12 @@ import { AuthService } from './auth.service';
 /** The API namespace: authenticated unless a route says otherwise. */
 export const API_PREFIX = '/v1/';
 
+/** A handler's auth metadata (its own, else its controller's). */
+interface DeclaredAuth {
+  readonly policy: AuthPolicy | undefined;
+  readonly scopes: readonly Scope[];
+}
+
 /**
  * Global guard for HTTP routes. Deny by default under `/v1/` (the API): a route there
  * takes a bearer token unless marked `@Public()`, and SSE (`@StreamCredentials()`) also
@@ -27,6 +33,8 @@ export const API_PREFIX = '/v1/';
  */
 @Injectable()
 export class HttpAuthGuard implements CanActivate {
+  private readonly declared = new WeakMap<object, DeclaredAuth>();
+
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(AuthService) private readonly auth: AuthService,
@@ -36,18 +44,15 @@ export class HttpAuthGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
-    const targets = [ctx.getHandler(), ctx.getClass()];
+    const declared = this.declaredFor(ctx);
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     const route = req.routeOptions.url ?? req.url;
-    const policy =
-      this.reflector.getAllAndOverride<AuthPolicy>(AUTH_POLICY, targets) ??
-      (route.startsWith(API_PREFIX) ? 'bearer' : 'public');
+    const policy = declared.policy ?? (route.startsWith(API_PREFIX) ? 'bearer' : 'public');
     if (policy === 'public') return true;
     // The transport label metrics count failures under (the bus's, for streaming routes).
     const transport = HTTP_CONNECTION_ROUTES[route] ?? 'http';
     const principal = await this.authenticate(req, policy === 'stream', transport);
-    const required = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [];
-    for (const scope of required) {
+    for (const scope of declared.scopes) {
       if (!principal.scopes.has(scope)) {
         const err = new GatewayError(ErrorCode.PermissionDenied, `token lacks scope ${scope}`);
         this.auth.recordFailure(transport, err);
@@ -56,6 +61,25 @@ export class HttpAuthGuard implements CanActivate {
     }
     req.principal = principal;
     return true;
+  }
+
+  /**
+   * What a handler's decorators ask for, read once per handler: metadata is fixed when the
+   * module loads, and reading it on every request (four Reflect lookups) showed in the
+   * long-poll CPU profile, where every poll is a request.
+   */
+  private declaredFor(ctx: ExecutionContext): DeclaredAuth {
+    const handler = ctx.getHandler();
+    let declared = this.declared.get(handler);
+    if (declared === undefined) {
+      const targets = [handler, ctx.getClass()];
+      declared = {
+        policy: this.reflector.getAllAndOverride<AuthPolicy>(AUTH_POLICY, targets),
+        scopes: this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [],
+      };
+      this.declared.set(handler, declared);
+    }
+    return declared;
   }
 
   private async authenticate(
