@@ -105,18 +105,46 @@ describe('@app/* path aliases', () => {
     }
   });
 
-  it('leaves the build to those paths: no tsconfig redeclares them, no bundler config of its own', () => {
+  it('leaves the build to those paths: no tsconfig redeclares them, the bundler config declares none', () => {
     const nestCli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
       compilerOptions: { builder: { type: string; options?: unknown }; webpackConfigPath?: string };
       projects: Record<string, { compilerOptions: { tsConfigPath: string } }>;
     };
-    expect(nestCli.compilerOptions.builder).toEqual({ type: 'rspack' });
+    expect(nestCli.compilerOptions.builder).toEqual({
+      type: 'rspack',
+      options: { configPath: 'rspack.config.js' },
+    });
     expect(nestCli.compilerOptions.webpackConfigPath).toBeUndefined();
-    for (const file of ['rspack.config.js', 'webpack.config.js']) {
-      expect(existsSync(join(ROOT, file))).toBe(false);
-    }
+    expect(existsSync(join(ROOT, 'webpack.config.js'))).toBe(false);
     for (const { compilerOptions: project } of Object.values(nestCli.projects)) {
       expect(compilerOptions(project.tsConfigPath).paths).toEqual(OPTIONS.paths);
     }
+  });
+
+  it("rspack.config.js changes only SWC's target in the CLI's defaults: no alias, no resolver", () => {
+    type Config = { resolve: object; module: { rules: { use: { options: object }[] }[] } };
+    const factory = createRequire(__filename)('../../rspack.config.js') as (c: Config) => Config;
+    // The shape of the Nest CLI's Rspack defaults (rspack-defaults.js) where it matters.
+    const defaults = () => ({
+      resolve: { extensions: ['.tsx', '.ts', '.js'], tsConfig: 'tsconfig.json' },
+      module: {
+        rules: [
+          {
+            test: /\.tsx?$/,
+            use: [
+              {
+                loader: 'builtin:swc-loader',
+                options: { jsc: { parser: { syntax: 'typescript' }, target: 'es2021' } },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const expected = defaults();
+    expected.module.rules[0].use[0].options.jsc.target = 'es2022';
+    expect(factory(defaults())).toEqual(expected);
+    // A CLI that changes its rules fails the build instead of shipping the default.
+    expect(() => factory({ resolve: {}, module: { rules: [] } })).toThrow(/one swc-loader/);
   });
 });
