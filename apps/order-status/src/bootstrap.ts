@@ -18,7 +18,9 @@ import { serveApiDocs } from './openapi/docs-page';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { gracefulShutdown, registerDrainGate } from './ops/graceful-shutdown';
 import { ObservedIoAdapter } from './ops/observed-io-adapter';
+import { loggerParams } from './ops/logging';
 import { Readiness } from './ops/readiness.service';
+import { registerRequestLog } from './ops/request-log';
 import { GrpcDiscovery } from './transports/grpc/grpc-discovery';
 import { BoundServerGrpc, grpcServerOptions } from './transports/grpc/grpc-server';
 
@@ -64,6 +66,8 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     { logger: LOG_LEVELS[config.logLevel], bufferLogs: true },
   );
   app.useLogger(app.get(PinoNestLogger));
+  // First of the onRequest hooks, so requests the others answer are logged too.
+  registerRequestLog(app.getHttpAdapter().getInstance(), loggerParams(config));
   const readiness = app.get(Readiness);
   // Cookies, security headers and CORS, registered before any route is.
   await applyHttpSecurity(app, config);

@@ -1,0 +1,112 @@
+import { Writable } from 'node:stream';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { PinoLogger, type Params } from 'nestjs-pino';
+import { request } from 'undici';
+import { REQUEST_LOG_OPTIONS } from './logging';
+import { registerRequestLog } from './request-log';
+
+interface Line {
+  msg?: string;
+  reqId?: unknown;
+  req?: { url?: string };
+  res?: { statusCode?: number };
+}
+
+/**
+ * The request-log hook on a real Fastify server (port 0) with the service's pino-http
+ * options, its lines captured: what is logged, what is not, and which lines carry the
+ * request's id.
+ */
+describe('registerRequestLog', () => {
+  const lines: Line[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const text of chunk.toString().split('\n')) {
+        if (text !== '') lines.push(JSON.parse(text) as Line);
+      }
+      callback();
+    },
+  });
+  const params: Params = { pinoHttp: [{ level: 'info', ...REQUEST_LOG_OPTIONS }, sink] };
+  let app: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    app = Fastify();
+    registerRequestLog(app, params);
+    // A later hook that answers some requests itself (as the order-id gate does).
+    app.addHook('onRequest', (req, reply, done) => {
+      if (req.url.startsWith('/v1/orders/bad')) void reply.status(400).send({ code: 'bad' });
+      else done();
+    });
+    const logger = new PinoLogger(params);
+    app.get('/v1/orders/:orderId', async () => {
+      logger.info('inside a request');
+      return { ok: true };
+    });
+    app.get('/health/live', async () => {
+      logger.info('inside a probe');
+      return { status: 'ok' };
+    });
+    app.get('/v1/orders/:orderId/events', async () => {
+      logger.info('inside a poll');
+      return { events: [] };
+    });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => app.close());
+  beforeEach(() => lines.splice(0));
+
+  const get = async (path: string) => {
+    const res = await request(`${base}${path}`);
+    await res.body.dump();
+    return res.statusCode;
+  };
+  const completed = (path: string) =>
+    lines.filter((l) => l.msg === 'request completed' && l.req?.url === path);
+
+  it('logs an ordinary request once, and lines logged while handling it carry its id', async () => {
+    expect(await get('/v1/orders/o-1')).toBe(200);
+    const [line] = completed('/v1/orders/o-1');
+    expect(line?.res?.statusCode).toBe(200);
+    expect(line?.reqId).toBeDefined();
+    const inside = lines.find((l) => l.msg === 'inside a request');
+    expect(inside?.reqId).toBe(line?.reqId);
+  });
+
+  it('gives each request its own id', async () => {
+    await get('/v1/orders/o-2');
+    await get('/v1/orders/o-3');
+    const ids = [...completed('/v1/orders/o-2'), ...completed('/v1/orders/o-3')].map(
+      (l) => l.reqId,
+    );
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('logs a request that a later hook answers', async () => {
+    expect(await get('/v1/orders/bad-id')).toBe(400);
+    expect(completed('/v1/orders/bad-id').map((l) => l.res?.statusCode)).toEqual([400]);
+  });
+
+  it('leaves the held routes alone: no request line, no request context', async () => {
+    expect(await get('/v1/orders/o-4/events?after=0')).toBe(200);
+    expect(lines.filter((l) => l.msg === 'request completed')).toEqual([]);
+    const inside = lines.find((l) => l.msg === 'inside a poll');
+    expect(inside).toBeDefined();
+    expect(inside?.reqId).toBeUndefined();
+  });
+
+  it('logs requests for unknown paths', async () => {
+    expect(await get('/v1/nothing')).toBe(404);
+    expect(completed('/v1/nothing').map((l) => l.res?.statusCode)).toEqual([404]);
+  });
+
+  it('leaves probes alone: no request line, no request context', async () => {
+    expect(await get('/health/live')).toBe(200);
+    expect(lines.filter((l) => l.msg === 'request completed')).toEqual([]);
+    const inside = lines.find((l) => l.msg === 'inside a probe');
+    expect(inside).toBeDefined();
+    expect(inside?.reqId).toBeUndefined();
+  });
+});
