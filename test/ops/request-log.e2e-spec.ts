@@ -60,6 +60,14 @@ describe('request log (production build)', () => {
     expect(second?.res?.statusCode).toBe(401);
   });
 
+  it('logs a request that an earlier Fastify hook answers (a malformed order id)', async () => {
+    const res = await fetch(`${service.httpUrl}/v1/orders/!bad`, { headers: bearer() });
+    await res.arrayBuffer();
+    expect(res.status).toBe(400);
+    const [line] = await requestLines(service, '/v1/orders/!bad');
+    expect(line?.res?.statusCode).toBe(400);
+  });
+
   it('redacts credentials carried in the URL', async () => {
     const res = await fetch(
       `${service.httpUrl}/v1/orders/order-3?ticket=secret-value&access_token=secret-value`,
