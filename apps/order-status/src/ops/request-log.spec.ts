@@ -89,23 +89,18 @@ describe('registerRequestLog', () => {
     expect(completed('/v1/orders/bad-id').map((l) => l.res?.statusCode)).toEqual([400]);
   });
 
-  it('leaves the held routes alone: no request line, no request context', async () => {
-    expect(await get('/v1/orders/o-4/events?after=0')).toBe(200);
-    expect(lines.filter((l) => l.msg === 'request completed')).toEqual([]);
-    const inside = lines.find((l) => l.msg === 'inside a poll');
-    expect(inside).toBeDefined();
-    expect(inside?.reqId).toBeUndefined();
-  });
-
   it('logs requests for unknown paths', async () => {
     expect(await get('/v1/nothing')).toBe(404);
     expect(completed('/v1/nothing').map((l) => l.res?.statusCode)).toEqual([404]);
   });
 
-  it('leaves probes alone: no request line, no request context', async () => {
-    expect(await get('/health/live')).toBe(200);
+  it.each([
+    ['a held route', '/v1/orders/o-4/events?after=0', 'inside a poll'],
+    ['a probe', '/health/live', 'inside a probe'],
+  ])('leaves %s alone: no request line, no request context', async (_kind, path, logged) => {
+    expect(await get(path)).toBe(200);
     expect(lines.filter((l) => l.msg === 'request completed')).toEqual([]);
-    const inside = lines.find((l) => l.msg === 'inside a probe');
+    const inside = lines.find((l) => l.msg === logged);
     expect(inside).toBeDefined();
     expect(inside?.reqId).toBeUndefined();
   });
