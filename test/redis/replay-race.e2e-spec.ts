@@ -52,8 +52,11 @@ describe('replay/live race on the Redis store', () => {
     redis = await RedisServer.launch();
   });
   beforeEach(async () => {
-    publisher = new RedisOrderStore({ url: redis.url, keyPrefix: 'race' });
-    subscriberStore = new RedisOrderStore({ url: redis.url, keyPrefix: 'race' });
+    // The race is under test, not the command timeout: on a loaded CI host a command
+    // stalled past the 1 s default once and failed a publish (clean-clone run, Node 20).
+    const options = { url: redis.url, keyPrefix: 'race', commandTimeoutMs: 10_000 };
+    publisher = new RedisOrderStore(options);
+    subscriberStore = new RedisOrderStore(options);
     expect(await publisher.whenUp(5_000)).toBe(true);
     expect(await subscriberStore.whenUp(5_000)).toBe(true);
     bus = new OrderEventBus(subscriberStore, { ringSize: RING_SIZE, queueCapacity: 10_000 });
