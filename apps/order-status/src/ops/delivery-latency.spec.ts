@@ -3,6 +3,11 @@ import { nowUs } from '@app/contracts';
 import { DeliveryLatencyHistogram } from './delivery-latency';
 
 describe('DeliveryLatencyHistogram', () => {
+  // The clock stands still while recording: a stall between `now` and record() (a
+  // loaded CI host took 0.5 ms once) would move a 0.3 ms latency out of its bucket.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('renders cumulative buckets, sum and count per transport in Prometheus text', async () => {
     const registry = new Registry();
     const h = new DeliveryLatencyHistogram({
@@ -21,6 +26,7 @@ describe('DeliveryLatencyHistogram', () => {
     expect(text).toContain('lat_seconds_bucket{transport="sse",le="0.025"} 2');
     expect(text).toContain('lat_seconds_bucket{transport="sse",le="+Inf"} 2');
     expect(text).toContain('lat_seconds_count{transport="sse"} 2');
+    expect(text).toMatch(/lat_seconds_sum\{transport="sse"\} 0\.0203\n/);
     expect(text).toContain('lat_seconds_bucket{transport="grpc",le="0.0005"} 1');
     expect(text).toMatch(/lat_seconds_sum\{transport="grpc"\} 0\n/);
     h.reset();
