@@ -33,7 +33,8 @@ interface DeclaredAuth {
  */
 @Injectable()
 export class HttpAuthGuard implements CanActivate {
-  private readonly declared = new WeakMap<object, DeclaredAuth>();
+  /** By controller, then handler: a handler inherited by two controllers reads each's. */
+  private readonly declared = new WeakMap<object, WeakMap<object, DeclaredAuth>>();
 
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
@@ -70,14 +71,20 @@ export class HttpAuthGuard implements CanActivate {
    */
   private declaredFor(ctx: ExecutionContext): DeclaredAuth {
     const handler = ctx.getHandler();
-    let declared = this.declared.get(handler);
+    const controller = ctx.getClass();
+    let byHandler = this.declared.get(controller);
+    if (byHandler === undefined) {
+      byHandler = new WeakMap();
+      this.declared.set(controller, byHandler);
+    }
+    let declared = byHandler.get(handler);
     if (declared === undefined) {
-      const targets = [handler, ctx.getClass()];
+      const targets = [handler, controller];
       declared = {
         policy: this.reflector.getAllAndOverride<AuthPolicy>(AUTH_POLICY, targets),
         scopes: this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [],
       };
-      this.declared.set(handler, declared);
+      byHandler.set(handler, declared);
     }
     return declared;
   }
