@@ -16,6 +16,7 @@ import { OverflowPolicy, type EventBusOptions } from './bus-options';
 import { OrderEventBus } from './event-bus';
 import { Subscriber } from './subscriber';
 import { ControlledStore, event, flush, RecordingSink } from './testing/bus-fixtures';
+import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 
 const range = (from: number, to: number) =>
   Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
@@ -102,25 +103,30 @@ describe('OrderEventBus', () => {
       expect(store.historyReads).toBe(0);
     });
 
-    it('any afterSeq within the ring: exactly the events after it, then live', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 1, max: 30 }),
-          fc.nat(40),
-          fc.nat(5),
-          async (n, after, more) => {
-            make({ ringSize: 64 });
-            publish('o', n);
-            const afterSeq = Math.min(after, n);
-            const sink = new RecordingSink();
-            await bus.open('o', afterSeq, sink);
-            publish('o', more);
-            expect(sink.seqs).toEqual(range(afterSeq + 1, n + more));
-            expect(sink.resets).toEqual([]);
-          },
-        ),
-      );
-    });
+    it(
+      'any afterSeq within the ring: exactly the events after it, then live',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.integer({ min: 1, max: 30 }),
+            fc.nat(40),
+            fc.nat(5),
+            async (n, after, more) => {
+              make({ ringSize: 64 });
+              publish('o', n);
+              const afterSeq = Math.min(after, n);
+              const sink = new RecordingSink();
+              await bus.open('o', afterSeq, sink);
+              publish('o', more);
+              expect(sink.seqs).toEqual(range(afterSeq + 1, n + more));
+              expect(sink.resets).toEqual([]);
+            },
+          ),
+          asyncPropertyRuns(),
+        );
+      },
+      PROPERTY_TEST_TIMEOUT_MS,
+    );
 
     it('afterSeq equal to the last seq delivers nothing until the next event', async () => {
       publish('o', 3);
@@ -745,104 +751,110 @@ describe('the replay/live race', () => {
   });
 
   type Op = 'publish' | 'flush' | 'block' | 'drain' | 'announce';
-  it('any interleaving of live events, drains and the history answer: every seq exactly once, in order', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          initial: fc.integer({ min: 3, max: 12 }),
-          back: fc.integer({ min: 3, max: 14 }),
-          ops: fc.array(
-            fc.constantFrom<Op>('publish', 'publish', 'flush', 'block', 'drain', 'announce'),
-            { maxLength: 25 },
-          ),
-          // The store's notifications may lag its history (a shared store): the history
-          // answer can then hold events the bus has not seen yet.
-          lag: fc.boolean(),
-          resolveAt: fc.nat(),
-          // Where the history answer is cut: as the store stood at the call (0), at the
-          // answer (1), or in between.
-          cut: fc.double({ min: 0, max: 1, noNaN: true }),
-          terminal: fc.boolean(),
-          policy: fc.constantFrom(...Object.values(OverflowPolicy)),
-        }),
-        async ({ initial, back, ops, resolveAt, cut, terminal, policy, lag }) => {
-          const store = new ControlledStore();
-          const bus = new OrderEventBus(store, {
-            ringSize: 2,
-            queueCapacity: 1_000,
-            overflowPolicy: policy,
-          });
-          bus.start();
-          try {
-            for (let i = 0; i < initial; i++) store.publishNow('o');
-            const afterSeq = Math.max(0, initial - back);
-            store.holdHistory = true;
-            store.lagFeed = lag;
-            const sink = new RecordingSink();
-            let blockNext = false;
-            sink.accept = () => {
-              if (!blockNext) return true;
-              blockNext = false;
-              return false;
-            };
-            const opening = bus.open('o', afterSeq, sink, { transport: 'race' });
-            expect(store.pendingReads).toHaveLength(1);
-            const resolve = () => {
-              const read = store.pendingReads.shift();
-              if (!read) return;
-              const upTo =
-                read.lastSeqAtCall + Math.floor(cut * (store.lastSeq('o') - read.lastSeqAtCall));
-              read.deferred.resolve(store.slice('o', read.afterSeq, upTo));
-            };
-            const publishes = ops.filter((op) => op === 'publish').length;
-            let published = 0;
-            const at = resolveAt % (ops.length + 1);
-            for (let i = 0; i < ops.length; i++) {
-              if (i === at) resolve();
-              switch (ops[i]) {
-                case 'publish':
-                  published++;
-                  store.publishNow(
-                    'o',
-                    terminal && published === publishes ? OrderStatus.Delivered : OrderStatus.Paid,
-                  );
-                  break;
-                case 'flush':
-                  await flush();
-                  break;
-                case 'block':
-                  blockNext = true;
-                  break;
-                case 'drain':
-                  sink.fireDrain();
-                  break;
-                case 'announce':
-                  store.announce();
-                  break;
+  it(
+    'any interleaving of live events, drains and the history answer: every seq exactly once, in order',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            initial: fc.integer({ min: 3, max: 12 }),
+            back: fc.integer({ min: 3, max: 14 }),
+            ops: fc.array(
+              fc.constantFrom<Op>('publish', 'publish', 'flush', 'block', 'drain', 'announce'),
+              { maxLength: 25 },
+            ),
+            // The store's notifications may lag its history (a shared store): the history
+            // answer can then hold events the bus has not seen yet.
+            lag: fc.boolean(),
+            resolveAt: fc.nat(),
+            // Where the history answer is cut: as the store stood at the call (0), at the
+            // answer (1), or in between.
+            cut: fc.double({ min: 0, max: 1, noNaN: true }),
+            terminal: fc.boolean(),
+            policy: fc.constantFrom(...Object.values(OverflowPolicy)),
+          }),
+          async ({ initial, back, ops, resolveAt, cut, terminal, policy, lag }) => {
+            const store = new ControlledStore();
+            const bus = new OrderEventBus(store, {
+              ringSize: 2,
+              queueCapacity: 1_000,
+              overflowPolicy: policy,
+            });
+            bus.start();
+            try {
+              for (let i = 0; i < initial; i++) store.publishNow('o');
+              const afterSeq = Math.max(0, initial - back);
+              store.holdHistory = true;
+              store.lagFeed = lag;
+              const sink = new RecordingSink();
+              let blockNext = false;
+              sink.accept = () => {
+                if (!blockNext) return true;
+                blockNext = false;
+                return false;
+              };
+              const opening = bus.open('o', afterSeq, sink, { transport: 'race' });
+              expect(store.pendingReads).toHaveLength(1);
+              const resolve = () => {
+                const read = store.pendingReads.shift();
+                if (!read) return;
+                const upTo =
+                  read.lastSeqAtCall + Math.floor(cut * (store.lastSeq('o') - read.lastSeqAtCall));
+                read.deferred.resolve(store.slice('o', read.afterSeq, upTo));
+              };
+              const publishes = ops.filter((op) => op === 'publish').length;
+              let published = 0;
+              const at = resolveAt % (ops.length + 1);
+              for (let i = 0; i < ops.length; i++) {
+                if (i === at) resolve();
+                switch (ops[i]) {
+                  case 'publish':
+                    published++;
+                    store.publishNow(
+                      'o',
+                      terminal && published === publishes
+                        ? OrderStatus.Delivered
+                        : OrderStatus.Paid,
+                    );
+                    break;
+                  case 'flush':
+                    await flush();
+                    break;
+                  case 'block':
+                    blockNext = true;
+                    break;
+                  case 'drain':
+                    sink.fireDrain();
+                    break;
+                  case 'announce':
+                    store.announce();
+                    break;
+                }
               }
-            }
-            resolve();
-            const sub = await opening;
-            store.announce();
-            blockNext = false;
-            while (sink.fireDrain());
+              resolve();
+              const sub = await opening;
+              store.announce();
+              blockNext = false;
+              while (sink.fireDrain());
 
-            expect(sink.resets).toEqual([]);
-            expect(sink.seqs).toEqual(range(afterSeq + 1, store.lastSeq('o')));
-            expect(sink.writesWhileFull).toBe(0);
-            expect(sink.writesAfterEnd).toBe(0);
-            const finished = terminal && publishes > 0;
-            expect(sink.ends).toEqual(finished ? [StreamEndReason.Completed] : []);
-            expect(bus.subscriberCount()).toBe(finished ? 0 : 1);
-            sub.close();
-            expect(bus.subscriberCount()).toBe(0);
-            expect(bus.stats.subscriptionsByTransport.get('race')).toBe(0);
-          } finally {
-            bus.stop();
-          }
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+              expect(sink.resets).toEqual([]);
+              expect(sink.seqs).toEqual(range(afterSeq + 1, store.lastSeq('o')));
+              expect(sink.writesWhileFull).toBe(0);
+              expect(sink.writesAfterEnd).toBe(0);
+              const finished = terminal && publishes > 0;
+              expect(sink.ends).toEqual(finished ? [StreamEndReason.Completed] : []);
+              expect(bus.subscriberCount()).toBe(finished ? 0 : 1);
+              sub.close();
+              expect(bus.subscriberCount()).toBe(0);
+              expect(bus.stats.subscriptionsByTransport.get('race')).toBe(0);
+            } finally {
+              bus.stop();
+            }
+          },
+        ),
+        asyncPropertyRuns(300),
+      );
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
 });

@@ -4,6 +4,7 @@ import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { OrderEventBus } from './event-bus';
 import { ControlledStore, event, RecordingSink } from './testing/bus-fixtures';
+import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 
 /**
  * The overflow guarantees ("every drop is signalled"), with queues small enough (1-4)
@@ -172,78 +173,82 @@ describe('Subscriber overflow properties through the bus (capacity 1-4, hundreds
   type Op = 'publish' | 'block' | 'drain';
   const op = fc.constantFrom<Op>('publish', 'publish', 'publish', 'publish', 'block', 'drain');
 
-  it('every seq is delivered once or signalled, in order; resuming from any cursor loses nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          cap: capacity,
-          policy,
-          initial: fc.integer({ min: 1, max: 4 }),
-          back: fc.nat(4),
-          ops: fc.array(op, { minLength: 100, maxLength: 300 }),
-          terminal: fc.boolean(),
-          resumeAt: fc.double({ min: 0, max: 1, noNaN: true }),
-        }),
-        async ({ cap, policy: p, initial, back, ops, terminal, resumeAt }) => {
-          const store = new ControlledStore();
-          // A ring larger than the run: any cursor a client reached can be resumed from.
-          const bus = new OrderEventBus(store, {
-            ringSize: 1_024,
-            queueCapacity: cap,
-            overflowPolicy: p,
-            maxStreamAgeMs: 0,
-          });
-          bus.start();
-          try {
-            for (let i = 0; i < initial; i++) store.publishNow('o');
-            const afterSeq = Math.max(0, initial - back);
-            const sink = new RecordingSink();
-            let blocked = false;
-            sink.accept = () => !blocked;
-            const sub = await bus.open('o', afterSeq, sink, { transport: 'prop' });
-            for (const o of ops) {
-              if (o === 'publish') store.publishNow('o');
-              else if (o === 'block') blocked = true;
-              else {
-                blocked = false;
-                sink.fireDrain();
+  it(
+    'every seq is delivered once or signalled, in order; resuming from any cursor loses nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            cap: capacity,
+            policy,
+            initial: fc.integer({ min: 1, max: 4 }),
+            back: fc.nat(4),
+            ops: fc.array(op, { minLength: 100, maxLength: 300 }),
+            terminal: fc.boolean(),
+            resumeAt: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          async ({ cap, policy: p, initial, back, ops, terminal, resumeAt }) => {
+            const store = new ControlledStore();
+            // A ring larger than the run: any cursor a client reached can be resumed from.
+            const bus = new OrderEventBus(store, {
+              ringSize: 1_024,
+              queueCapacity: cap,
+              overflowPolicy: p,
+              maxStreamAgeMs: 0,
+            });
+            bus.start();
+            try {
+              for (let i = 0; i < initial; i++) store.publishNow('o');
+              const afterSeq = Math.max(0, initial - back);
+              const sink = new RecordingSink();
+              let blocked = false;
+              sink.accept = () => !blocked;
+              const sub = await bus.open('o', afterSeq, sink, { transport: 'prop' });
+              for (const o of ops) {
+                if (o === 'publish') store.publishNow('o');
+                else if (o === 'block') blocked = true;
+                else {
+                  blocked = false;
+                  sink.fireDrain();
+                }
+                // The live queue stays within capacity (the replay backlog is at most `initial`).
+                expect(sub.pending).toBeLessThanOrEqual(cap + initial);
               }
-              // The live queue stays within capacity (the replay backlog is at most `initial`).
-              expect(sub.pending).toBeLessThanOrEqual(cap + initial);
-            }
-            if (terminal) store.publishNow('o', OrderStatus.Delivered);
-            blocked = false;
-            while (sink.fireDrain());
-            const last = store.lastSeq('o');
+              if (terminal) store.publishNow('o', OrderStatus.Delivered);
+              blocked = false;
+              while (sink.fireDrain());
+              const last = store.lastSeq('o');
 
-            const { cursors, skipped } = follow(sink.items, afterSeq);
-            expect(sink.writesWhileFull).toBe(0);
-            expect(sink.writesAfterEnd).toBe(0);
-            const counted = bus.stats.skippedByTransport.get('prop')?.[p] ?? 0;
-            expect(counted).toBe(skipped);
-            if (p === OverflowPolicy.Disconnect) {
-              expect(skipped).toBe(0);
-            } else {
-              // Never ended early: the client reaches the last seq, told about every drop.
-              expect(cursors.at(-1)).toBe(last);
-              expect(sink.ends).toEqual(terminal ? ['completed'] : []);
-            }
+              const { cursors, skipped } = follow(sink.items, afterSeq);
+              expect(sink.writesWhileFull).toBe(0);
+              expect(sink.writesAfterEnd).toBe(0);
+              const counted = bus.stats.skippedByTransport.get('prop')?.[p] ?? 0;
+              expect(counted).toBe(skipped);
+              if (p === OverflowPolicy.Disconnect) {
+                expect(skipped).toBe(0);
+              } else {
+                // Never ended early: the client reaches the last seq, told about every drop.
+                expect(cursors.at(-1)).toBe(last);
+                expect(sink.ends).toEqual(terminal ? ['completed'] : []);
+              }
 
-            // Resume from any cursor the client held (as after a reconnect): exactly the
-            // events after it, nothing twice, no gap.
-            const from = cursors[Math.floor(resumeAt * (cursors.length - 1))];
-            const again = new RecordingSink();
-            await bus.open('o', from, again, { transport: 'resume', queueCapacity: 1_024 });
-            expect(again.items.every((it) => it.kind === 'event')).toBe(true);
-            follow(again.items, from);
-            expect(again.seqs.at(-1) ?? from).toBe(last);
-            sub.close();
-          } finally {
-            bus.stop();
-          }
-        },
-      ),
-      { numRuns: 100 },
-    );
-  });
+              // Resume from any cursor the client held (as after a reconnect): exactly the
+              // events after it, nothing twice, no gap.
+              const from = cursors[Math.floor(resumeAt * (cursors.length - 1))];
+              const again = new RecordingSink();
+              await bus.open('o', from, again, { transport: 'resume', queueCapacity: 1_024 });
+              expect(again.items.every((it) => it.kind === 'event')).toBe(true);
+              follow(again.items, from);
+              expect(again.seqs.at(-1) ?? from).toBe(last);
+              sub.close();
+            } finally {
+              bus.stop();
+            }
+          },
+        ),
+        asyncPropertyRuns(100),
+      );
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
 });

@@ -4,6 +4,7 @@ import { OrderEventBus } from './event-bus';
 import { InMemoryOrderStore } from './in-memory-order-store';
 import type { OrderStore } from './order-store';
 import { ControlledStore, RecordingSink } from './testing/bus-fixtures';
+import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 import {
   macrotask,
   READ_POINTS,
@@ -167,80 +168,84 @@ describe('the replay/live race, with store reads that yield', () => {
     },
   );
 
-  it('many subscribers opening while a publisher runs: each sees its exact sequence', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          backend: fc.constantFrom(...BACKENDS),
-          fresh: fc.boolean(),
-          initial: fc.integer({ min: 1, max: 12 }),
-          // Subscribers: where each resumes (as a distance back from the last seq at its
-          // open) and how many events are published before it opens.
-          subs: fc.array(fc.record({ back: fc.nat(14), delay: fc.nat(3) }), {
-            minLength: 1,
-            maxLength: 6,
+  it(
+    'many subscribers opening while a publisher runs: each sees its exact sequence',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            backend: fc.constantFrom(...BACKENDS),
+            fresh: fc.boolean(),
+            initial: fc.integer({ min: 1, max: 12 }),
+            // Subscribers: where each resumes (as a distance back from the last seq at its
+            // open) and how many events are published before it opens.
+            subs: fc.array(fc.record({ back: fc.nat(14), delay: fc.nat(3) }), {
+              minLength: 1,
+              maxLength: 6,
+            }),
+            // Extra turns each read waits, so reads and publishes interleave differently.
+            readTurns: fc.array(fc.nat(3), { minLength: 1, maxLength: 8 }),
+            perTurn: fc.integer({ min: 1, max: 3 }),
+            live: fc.integer({ min: 0, max: 40 }),
+            terminal: fc.boolean(),
           }),
-          // Extra turns each read waits, so reads and publishes interleave differently.
-          readTurns: fc.array(fc.nat(3), { minLength: 1, maxLength: 8 }),
-          perTurn: fc.integer({ min: 1, max: 3 }),
-          live: fc.integer({ min: 0, max: 40 }),
-          terminal: fc.boolean(),
-        }),
-        async ({ backend, fresh, initial, subs, readTurns, perTurn, live, terminal }) => {
-          const { inner, publish, lastSeq } = backend.make();
-          const store = new YieldingStore(inner);
-          let turn = 0;
-          store.hook = async () => {
-            for (let i = readTurns[turn++ % readTurns.length]; i > 0; i--) await macrotask();
-          };
-          const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
-          if (!fresh) bus.start();
-          try {
-            publish(OrderStatus.Created);
-            for (let i = 1; i < initial; i++) publish(OrderStatus.Paid);
-            if (fresh) bus.start();
-            // The publisher: `perTurn` events every macrotask until `live` are out, the
-            // last one terminal when asked; it runs while the subscribers' reads wait.
-            let published = 0;
-            const publisher = (async () => {
-              while (published < live) {
-                for (let i = 0; i < perTurn && published < live; i++) {
-                  published++;
-                  publish(
-                    terminal && published === live ? OrderStatus.Delivered : OrderStatus.Paid,
-                  );
+          async ({ backend, fresh, initial, subs, readTurns, perTurn, live, terminal }) => {
+            const { inner, publish, lastSeq } = backend.make();
+            const store = new YieldingStore(inner);
+            let turn = 0;
+            store.hook = async () => {
+              for (let i = readTurns[turn++ % readTurns.length]; i > 0; i--) await macrotask();
+            };
+            const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
+            if (!fresh) bus.start();
+            try {
+              publish(OrderStatus.Created);
+              for (let i = 1; i < initial; i++) publish(OrderStatus.Paid);
+              if (fresh) bus.start();
+              // The publisher: `perTurn` events every macrotask until `live` are out, the
+              // last one terminal when asked; it runs while the subscribers' reads wait.
+              let published = 0;
+              const publisher = (async () => {
+                while (published < live) {
+                  for (let i = 0; i < perTurn && published < live; i++) {
+                    published++;
+                    publish(
+                      terminal && published === live ? OrderStatus.Delivered : OrderStatus.Paid,
+                    );
+                  }
+                  await macrotask();
                 }
-                await macrotask();
-              }
-            })();
-            const opened = subs.map(async ({ back, delay }) => {
-              for (let i = 0; i < delay; i++) await macrotask();
-              const afterSeq = Math.max(0, lastSeq() - back);
-              const sink = new RecordingSink();
-              const sub = await bus.open(ORDER, afterSeq, sink, { transport: 'race' });
-              return { afterSeq, sink, sub };
-            });
-            const subscribers = await Promise.all(opened);
-            await publisher;
-            await macrotask();
+              })();
+              const opened = subs.map(async ({ back, delay }) => {
+                for (let i = 0; i < delay; i++) await macrotask();
+                const afterSeq = Math.max(0, lastSeq() - back);
+                const sink = new RecordingSink();
+                const sub = await bus.open(ORDER, afterSeq, sink, { transport: 'race' });
+                return { afterSeq, sink, sub };
+              });
+              const subscribers = await Promise.all(opened);
+              await publisher;
+              await macrotask();
 
-            const finished = terminal && live > 0;
-            for (const { afterSeq, sink } of subscribers) {
-              expect(sequenceProblems(sink.items, afterSeq, lastSeq())).toEqual([]);
-              if (backend.hasHistory) expect(sink.resets).toEqual([]);
-              expect(sink.ends).toEqual(finished ? [StreamEndReason.Completed] : []);
-              expect(sink.writesAfterEnd).toBe(0);
+              const finished = terminal && live > 0;
+              for (const { afterSeq, sink } of subscribers) {
+                expect(sequenceProblems(sink.items, afterSeq, lastSeq())).toEqual([]);
+                if (backend.hasHistory) expect(sink.resets).toEqual([]);
+                expect(sink.ends).toEqual(finished ? [StreamEndReason.Completed] : []);
+                expect(sink.writesAfterEnd).toBe(0);
+              }
+              expect(bus.subscriberCount()).toBe(finished ? 0 : subscribers.length);
+              for (const { sub } of subscribers) sub.close();
+              expect(bus.subscriberCount()).toBe(0);
+            } finally {
+              bus.stop();
+              await store.close();
             }
-            expect(bus.subscriberCount()).toBe(finished ? 0 : subscribers.length);
-            for (const { sub } of subscribers) sub.close();
-            expect(bus.subscriberCount()).toBe(0);
-          } finally {
-            bus.stop();
-            await store.close();
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+          },
+        ),
+        asyncPropertyRuns(200),
+      );
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
 });
