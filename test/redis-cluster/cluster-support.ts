@@ -12,6 +12,8 @@ import { problemsOf, type Follower } from './followers';
 const PUBLISH_GIVE_UP_MS = 15_000;
 /** @default 25 ms between a publisher's attempts (its retry policy, as the README advises) */
 const PUBLISH_RETRY_MS = 25;
+/** @default 1_000 ms: the wait the service advises when the publish rate limit refuses */
+const RATE_LIMITED_RETRY_MS = 1_000;
 
 /**
  * Publishes through an instance's REST API as the README tells publishers to: with an
@@ -22,6 +24,11 @@ export class RetryingPublisher {
   private readonly rest: Publisher;
   /** Attempts answered with an error (503 while the cluster fails over). */
   retried = 0;
+  /**
+   * Attempts refused by the per-principal publish rate limit (100/s by default): a loop
+   * of publishes can reach it when Redis answers fast, and is then told to wait.
+   */
+  rateLimited = 0;
 
   constructor(private readonly app: TestApp) {
     this.rest = restPublisher(app.httpUrl);
@@ -37,6 +44,11 @@ export class RetryingPublisher {
           ? await this.track(orderId, key)
           : await this.rest.publish({ orderId, status, key });
       if (answer.code === 'ok' && answer.event) return answer.event;
+      if (answer.code === 'resource_exhausted') {
+        this.rateLimited++;
+        await new Promise((r) => setTimeout(r, RATE_LIMITED_RETRY_MS));
+        continue;
+      }
       if (answer.code !== 'unavailable') {
         throw new Error(`publish ${orderId} ${status}: ${answer.code} ${answer.message ?? ''}`);
       }

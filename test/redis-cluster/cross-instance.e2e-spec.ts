@@ -194,4 +194,30 @@ describe('two instances on Redis Cluster', () => {
     }
     await reached(fs, 2);
   });
+
+  // When a move ends, the source sends its subscribers an unsolicited SUNSUBSCRIBE and
+  // ioredis re-reads the slot map once, from a node picked at random. A node that has not
+  // learnt the move yet (a replica, or a master the SETSLOTs have not reached) answers the
+  // old map; the sharded subscribers then see no change and stay unsubscribed from the
+  // slot, and ioredis re-reads the map on no timer by default: the slot's live events
+  // stopped until the next topology change (the clean-clone CI run of 868473f, Node 26).
+  // The store now re-reads the map every REDIS_CLUSTER_SLOTS_REFRESH_MS (2 s by default).
+  it('live events keep reaching the clients after each of several slot moves', async () => {
+    const [order] = await ordersOnEveryMaster(cluster, 'moves');
+    await publisher.publish(order.orderId, Created);
+    const fs = await follow(order.orderId);
+    await reached(fs, 1);
+    const masters = (await cluster.shards()).map((s) => s.master);
+    for (const [i, status] of MIDDLE.entries()) {
+      const from = (await cluster.masterOf(order.slot)).master;
+      const to = masters[(masters.indexOf(from) + 1) % masters.length];
+      await cluster.openSlotMigration(order.slot, to);
+      await cluster.migrateKeys(order.slot, to, await cluster.keysInSlot(order.slot));
+      // Every other move, the rest of the cluster learns late: the one re-read that
+      // the unsubscription triggers then sees the old map.
+      await cluster.closeSlotMigration(order.slot, to, i % 2 ? 'source-first' : 'target-first');
+      await publisher.publish(order.orderId, status);
+      await reached(fs, i + 2);
+    }
+  }, 60_000);
 });

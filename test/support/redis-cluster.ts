@@ -15,6 +15,8 @@ export const CLUSTER_NODE_TIMEOUT_MS = 1_500;
 export const CLUSTER_SETTLE_TIMEOUT_MS = 20_000;
 const NODE_READY_TIMEOUT_MS = 5_000;
 const SLOTS = 16_384;
+/** How long the other nodes stay behind in a `source-first` slot move (closeSlotMigration). */
+const LATE_NODES_PAUSE_MS = 300;
 
 /**
  * Runs redis-server under `sh` and kills it when sh's stdin closes: if the test process
@@ -250,18 +252,30 @@ export class RedisCluster {
     return (await this.command(from.master, 'CLUSTER', 'GETKEYSINSLOT', slot, count)) as string[];
   }
 
-  /** Ends a migration: `slot` belongs to `toPort` on every master, then settles. */
-  async closeSlotMigration(slot: number, toPort: number): Promise<void> {
+  /**
+   * Ends a migration: `slot` belongs to `toPort` on every master, then settles. By default
+   * the target learns first, then the source, then the others (the order the Redis docs
+   * give). `source-first` tells the source alone, waits `LATE_NODES_PAUSE_MS`, then the
+   * rest: the source unsubscribes the slot's shard channels at once, and every other node
+   * still answers the old slot map meanwhile, as replicas do until gossip reaches them.
+   */
+  async closeSlotMigration(
+    slot: number,
+    toPort: number,
+    order: 'target-first' | 'source-first' = 'target-first',
+  ): Promise<void> {
     const id = await this.idOf(toPort);
-    const from = await this.masterOf(slot);
-    // Target first, then the source, then the others (the order the Redis docs give).
+    const from = (await this.masterOf(slot)).master;
     const masters = (await this.shards()).map((s) => s.master);
-    const order = [
-      toPort,
-      from.master,
-      ...masters.filter((p) => p !== toPort && p !== from.master),
-    ];
-    for (const p of order) await this.command(p, 'CLUSTER', 'SETSLOT', slot, 'NODE', id);
+    const others = masters.filter((p) => p !== toPort && p !== from);
+    const setOn = (p: number) => this.command(p, 'CLUSTER', 'SETSLOT', slot, 'NODE', id);
+    if (order === 'source-first') {
+      await setOn(from);
+      await new Promise((resolve) => setTimeout(resolve, LATE_NODES_PAUSE_MS));
+      for (const p of [toPort, ...others]) await setOn(p);
+    } else {
+      for (const p of [toPort, from, ...others]) await setOn(p);
+    }
     await this.waitSettled(`the cluster after moving slot ${slot}`);
   }
 

@@ -146,6 +146,9 @@ export class RedisOrderStore extends OrderStore {
         enableOfflineQueue: false,
         clusterRetryStrategy: (times) =>
           Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs),
+        // Also what brings the sharded subscribers back onto a moved slot when the one
+        // re-read that the move triggers saw the old map (DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS).
+        slotsRefreshInterval: o.clusterSlotsRefreshMs,
       });
       this.cmd = cluster;
       // One subscriber connection per master, each holding the SSUBSCRIBEs of its slots.

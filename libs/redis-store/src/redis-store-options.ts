@@ -10,6 +10,14 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
 export const DEFAULT_REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** @default 1_000 ms longest wait between reconnection attempts */
 export const DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS = 1_000;
+/**
+ * @default 2_000 ms between two reads of the Redis Cluster's slot map. ioredis re-reads the
+ * map on MOVED and when a slot move unsubscribes its sharded subscribers, once, from a node
+ * picked at random; a node that has not learnt the move yet answers the old map, and
+ * without a periodic read (ioredis sets none, whatever its docs say) the moved slot's
+ * live events would stay unsubscribed until the next topology change.
+ */
+export const DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS = 2_000;
 /** @default 300_000 ms a delivered/cancelled order stays in Redis (as in the in-memory store) */
 export const DEFAULT_REDIS_TERMINAL_RETENTION_MS = 300_000;
 /** @default 604_800_000 ms (7 days) an order that stops changing stays in Redis */
@@ -31,6 +39,8 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number;
   /** @default 1_000 */
   reconnectMaxDelayMs?: number;
+  /** Redis Cluster only: how often the slot map is read again. @default 2_000 */
+  clusterSlotsRefreshMs?: number;
   /** @default 300_000 */
   terminalRetentionMs?: number;
   /** @default 604_800_000 */
@@ -47,6 +57,7 @@ export interface ResolvedRedisStoreOptions {
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnectMaxDelayMs: number;
+  readonly clusterSlotsRefreshMs: number;
   readonly terminalRetentionMs: number;
   readonly idleTtlMs: number;
   readonly idempotencyWindowMs: number;
@@ -65,6 +76,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
     commandTimeoutMs: opts.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
     connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
     reconnectMaxDelayMs: opts.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
+    clusterSlotsRefreshMs: opts.clusterSlotsRefreshMs ?? DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS,
     terminalRetentionMs: opts.terminalRetentionMs ?? DEFAULT_REDIS_TERMINAL_RETENTION_MS,
     idleTtlMs: opts.idleTtlMs ?? DEFAULT_REDIS_IDLE_TTL_MS,
     idempotencyWindowMs: opts.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
@@ -74,6 +86,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
     'commandTimeoutMs',
     'connectTimeoutMs',
     'reconnectMaxDelayMs',
+    'clusterSlotsRefreshMs',
     'terminalRetentionMs',
     'idleTtlMs',
     'idempotencyWindowMs',

@@ -11,6 +11,7 @@ import {
   type OverflowPolicy,
 } from '@app/event-bus';
 import {
+  DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
   DEFAULT_REDIS_HISTORY_SIZE,
@@ -133,6 +134,7 @@ export interface RedisConfig {
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnectMaxDelayMs: number;
+  readonly clusterSlotsRefreshMs: number;
   /** The same as AppConfig.idempotencyWindowMs (the Redis store keeps the keys). */
   readonly idempotencyWindowMs: number;
 }
@@ -507,6 +509,13 @@ function readRedisConfig(r: EnvReader, idempotencyWindowMs: number): RedisConfig
       10,
       60_000,
       'longest pause between reconnection attempts',
+    ),
+    clusterSlotsRefreshMs: r.int(
+      'REDIS_CLUSTER_SLOTS_REFRESH_MS',
+      DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS,
+      100,
+      60_000,
+      'Redis Cluster: how often the slot map is read again; after a slot move, the longest wait before live events of its orders flow again',
     ),
     idempotencyWindowMs,
   };
