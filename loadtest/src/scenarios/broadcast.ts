@@ -53,7 +53,7 @@ export const broadcast: Scenario = {
               subscribers,
               orders,
               ratePerOrder: o.rate ?? 10,
-              durationS: o.durationS ?? (o.tiny ? 2 : 5),
+              durationS: o.durationS ?? (o.tiny ? 1 : 5),
               warmupS: warmupOf(o),
               payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
             });

@@ -39,7 +39,7 @@ export const overhead: Scenario = {
             transport,
             subscribers: o.subscribers ?? (o.tiny ? 4 : 500),
             ratePerOrder: o.rate ?? 10,
-            durationS: o.durationS ?? (o.tiny ? 2 : 6),
+            durationS: o.durationS ?? (o.tiny ? 1 : 6),
             warmupS: warmupOf(o),
             payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
           });

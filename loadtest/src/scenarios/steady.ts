@@ -20,7 +20,7 @@ export const steady: Scenario = {
         transport,
         subscribers: o.subscribers ?? (o.tiny ? 5 : 500),
         ratePerOrder: o.rate ?? 10,
-        durationS: o.durationS ?? (o.tiny ? 2 : 10),
+        durationS: o.durationS ?? (o.tiny ? 1 : 10),
         warmupS: warmupOf(o),
         payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
         grpcSharedChannel: o.grpcSharedChannel,
