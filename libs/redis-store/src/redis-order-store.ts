@@ -115,6 +115,8 @@ export class RedisOrderStore extends OrderStore {
   private syncing = false;
   private held: string[] = [];
   private retryTimer?: NodeJS.Timeout;
+  /** Redis Cluster: the periodic slot-map read of the sharded subscribers. */
+  private slotsTimer?: NodeJS.Timeout;
   private closed = false;
   private reportedDown = false;
   private readonly upWaiters = new Set<() => void>();
@@ -146,14 +148,19 @@ export class RedisOrderStore extends OrderStore {
         enableOfflineQueue: false,
         clusterRetryStrategy: (times) =>
           Math.min(50 * 2 ** Math.min(times, 10), o.reconnectMaxDelayMs),
-        // Also what brings the sharded subscribers back onto a moved slot when the one
-        // re-read that the move triggers saw the old map (DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS).
-        slotsRefreshInterval: o.clusterSlotsRefreshMs,
       });
       this.cmd = cluster;
       // One subscriber connection per master, each holding the SSUBSCRIBEs of its slots.
-      this.sub = cluster.duplicate(undefined, { shardedSubscribers: true });
+      const sub = cluster.duplicate(undefined, { shardedSubscribers: true });
+      this.sub = sub;
       this.sharded = true;
+      // What brings the sharded subscribers back onto a moved slot when the one re-read
+      // the move triggers saw the old map (DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS). Not
+      // ioredis's `slotsRefreshInterval`: a read in flight at disconnect() re-arms that
+      // timer for good, which keeps a closed store's process alive. The command client
+      // needs none: MOVED re-reads its map.
+      this.slotsTimer = setInterval(() => sub.refreshSlotsCache(), o.clusterSlotsRefreshMs);
+      this.slotsTimer.unref();
     } else {
       this.sharded = false;
       this.cmd = new Redis(o.url as string, commandOptions);
@@ -379,6 +386,7 @@ export class RedisOrderStore extends OrderStore {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.slotsTimer);
     this.feed = 'down';
     this.cmd.disconnect();
     this.sub.disconnect();

@@ -15,7 +15,8 @@ export const DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS = 1_000;
  * map on MOVED and when a slot move unsubscribes its sharded subscribers, once, from a node
  * picked at random; a node that has not learnt the move yet answers the old map, and
  * without a periodic read (ioredis sets none, whatever its docs say) the moved slot's
- * live events would stay unsubscribed until the next topology change.
+ * live events would stay unsubscribed until the next topology change. The store runs this
+ * read on its own timer, stopped by close().
  */
 export const DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS = 2_000;
 /** @default 300_000 ms a delivered/cancelled order stays in Redis (as in the in-memory store) */

@@ -1,0 +1,38 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RedisOrderStore } from '@app/redis-store';
+import { RedisCluster } from '../support/redis-cluster';
+
+/**
+ * Closing the store on Redis Cluster stops everything it started. ioredis's own periodic
+ * slot-map read (`slotsRefreshInterval`) does not: a read in flight when the client
+ * disconnects re-arms the timer when it completes, and the timer then re-arms itself
+ * forever, which kept Jest from exiting after the clean-clone CI run of 9ba6c7c (and
+ * would keep a stopped service's process alive). The store runs its own timer instead.
+ * Read every millisecond here, so that most closes land while a read is in flight.
+ */
+describe('the Redis store on a cluster, closed', () => {
+  let cluster: RedisCluster;
+
+  beforeAll(async () => {
+    cluster = await RedisCluster.launch();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.shutdown();
+  });
+
+  it('leaves no timer running, even when closed while it reads the slot map', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 5; i++) {
+      const store = new RedisOrderStore({
+        clusterNodes: cluster.seedNodes.split(','),
+        clusterSlotsRefreshMs: 1,
+      });
+      expect(await store.whenUp(10_000)).toBe(true);
+      await sleep(20 + i * 7);
+      await store.close();
+    }
+    await sleep(500);
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+});
