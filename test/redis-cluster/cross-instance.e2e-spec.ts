@@ -200,7 +200,7 @@ describe('two instances on Redis Cluster', () => {
   // learnt the move yet (a replica, or a master the SETSLOTs have not reached) answers the
   // old map; the sharded subscribers then see no change and stay unsubscribed from the
   // slot, and ioredis re-reads the map on no timer by default: the slot's live events
-  // stopped until the next topology change (the clean-clone CI run of 868473f, Node 26).
+  // stopped until the next topology change.
   // The store now re-reads the map every REDIS_CLUSTER_SLOTS_REFRESH_MS (2 s by default).
   it('live events keep reaching the clients after each of several slot moves', async () => {
     const [order] = await ordersOnEveryMaster(cluster, 'moves');

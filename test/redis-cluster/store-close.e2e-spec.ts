@@ -6,8 +6,8 @@ import { RedisCluster } from '../support/redis-cluster';
  * Closing the store on Redis Cluster stops everything it started. ioredis's own periodic
  * slot-map read (`slotsRefreshInterval`) does not: a read in flight when the client
  * disconnects re-arms the timer when it completes, and the timer then re-arms itself
- * forever, which kept Jest from exiting after the clean-clone CI run of 9ba6c7c (and
- * would keep a stopped service's process alive). The store runs its own timer instead.
+ * forever: a stopped service's process (or Jest) would never exit. The store runs its
+ * own timer instead.
  * Read every millisecond here, so that most closes land while a read is in flight.
  */
 describe('the Redis store on a cluster, closed', () => {
