@@ -10,6 +10,7 @@ export default tseslint.config(
       'coverage/**',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
       'loadtest/out/**',
       'apps/order-status/public/**',
     ],

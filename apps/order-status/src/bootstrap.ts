@@ -20,6 +20,7 @@ import { gracefulShutdown, registerDrainGate } from './ops/graceful-shutdown';
 import { ObservedIoAdapter } from './ops/observed-io-adapter';
 import { loggerParams } from './ops/logging';
 import { Readiness } from './ops/readiness.service';
+import { requestContextEnabled } from './ops/request-context';
 import { registerRequestLog } from './ops/request-log';
 import { GrpcDiscovery } from './transports/grpc/grpc-discovery';
 import { BoundServerGrpc, grpcServerOptions } from './transports/grpc/grpc-server';
@@ -67,7 +68,9 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   );
   app.useLogger(app.get(PinoNestLogger));
   // First of the onRequest hooks, so requests the others answer are logged too.
-  registerRequestLog(app.getHttpAdapter().getInstance(), loggerParams(config));
+  registerRequestLog(app.getHttpAdapter().getInstance(), loggerParams(config), {
+    context: requestContextEnabled(config.logRequestContext),
+  });
   const readiness = app.get(Readiness);
   // Cookies, security headers and CORS, registered before any route is.
   await applyHttpSecurity(app, config);

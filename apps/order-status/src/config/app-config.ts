@@ -107,6 +107,8 @@ export interface AppConfig {
     readonly corsOrigins: readonly string[];
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Whether ordinary requests run in a logging context (ops/request-context.ts). */
+  readonly logRequestContext: 'auto' | 'on' | 'off';
   /** Graceful shutdown on SIGTERM (see ops/graceful-shutdown.ts). */
   readonly shutdown: {
     /** Longest wait for clients to leave after the reconnect advice, before closing. */
@@ -425,6 +427,12 @@ function readConfig(r: EnvReader): AppConfig {
       'info',
       ['debug', 'info', 'warn', 'error', 'silent'],
       'JSON log lines at this level and above',
+    ),
+    logRequestContext: r.oneOf(
+      'LOG_REQUEST_CONTEXT',
+      'auto',
+      ['auto', 'on', 'off'],
+      "whether lines logged while handling a request carry its id (the request's own line always does); auto: only where that costs no promise hooks (Node 24 and later), on: on any runtime, off: never",
     ),
     shutdown: {
       drainMs: r.int(

@@ -17,10 +17,16 @@ import { isQuietRequest, REQUEST_LOG_OPTIONS } from './logging';
  * and on Node 20 the request context of a single probe (an AsyncLocalStorage) turned
  * promise hooks on for every promise of the process from then on.
  *
- * Lines logged while handling a request carry its id: the rest of the request runs in
- * nestjs-pino's request context (PinoLogger.runInContext), as its middleware did.
+ * With `context` (see request-context.ts for when), lines logged while handling a request
+ * carry its id: the rest of the request runs in nestjs-pino's request context
+ * (PinoLogger.runInContext), as its middleware did. Without it, only the request's own
+ * line does.
  */
-export function registerRequestLog(fastify: FastifyInstance, params: Params): void {
+export function registerRequestLog(
+  fastify: FastifyInstance,
+  params: Params,
+  { context: withContext }: { readonly context: boolean },
+): void {
   // Builds (or finds) nestjs-pino's root logger, so the lines go through the same one.
   const context = new PinoLogger(params);
   const httpLogger = pinoHttp({ ...REQUEST_LOG_OPTIONS, logger: PinoLogger.root });
@@ -32,6 +38,7 @@ export function registerRequestLog(fastify: FastifyInstance, params: Params): vo
       return;
     }
     httpLogger(req.raw, reply.raw);
-    context.runInContext(done, { bindings: { reqId: req.raw.id } });
+    if (withContext) context.runInContext(done, { bindings: { reqId: req.raw.id } });
+    else done();
   });
 }
