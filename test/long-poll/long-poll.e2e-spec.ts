@@ -111,6 +111,9 @@ describe('long-poll transport', () => {
         ['/v1/orders/lp-b/events?after=1.5', 400, 'invalid_argument'],
         ['/v1/orders/lp-b/events?wait=abc', 400, 'invalid_argument'],
         ['/v1/orders/lp-b/events?wait=-1', 400, 'invalid_argument'],
+        // Repeated parameters arrive as arrays: refused, not coerced.
+        ['/v1/orders/lp-b/events?after=1&after=2', 400, 'invalid_argument'],
+        ['/v1/orders/lp-b/events?wait=0&wait=1', 400, 'invalid_argument'],
       ];
       for (const [path, status, code] of cases) {
         const res = await get[proto](path);

@@ -1,5 +1,5 @@
-import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiNoContentResponse,
   ApiOkResponse,
@@ -76,15 +76,18 @@ export class LongPollController {
     },
   })
   @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
-  async poll(
-    @Param('orderId') rawOrderId: string,
-    @Query('after') rawAfter: unknown,
-    @Query('wait') rawWait: unknown,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    const orderId = parseOrderId(rawOrderId);
-    const after = parseSeq(rawAfter, 'after');
-    const waitS = this.waitSeconds(rawWait);
+  async poll(@Res() reply: FastifyReply): Promise<void> {
+    // Read from the request rather than through @Param/@Query: a poll is a request many
+    // times a second per client, and each such parameter runs the global ValidationPipe
+    // (an async call and its promises) only to hand back the raw string, which the
+    // parsers below check anyway. The route's parameters are documented above.
+    const { params, query } = reply.request as FastifyRequest<{
+      Params: { orderId?: unknown };
+      Querystring: { after?: unknown; wait?: unknown };
+    }>;
+    const orderId = parseOrderId(params.orderId);
+    const after = parseSeq(query.after, 'after');
+    const waitS = this.waitSeconds(query.wait);
     // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order,
     // and a held request counts as an open connection of the principal while it waits.
     const principal = reply.request.principal;
