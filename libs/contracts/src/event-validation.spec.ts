@@ -93,6 +93,32 @@ describe('event kinds', () => {
     };
     expect(snapshotAfter(afterTracking, delivered).tracking).toEqual(afterTracking.tracking);
   });
+
+  it('carries the owner when given; absent optional fields are absent, in one key order', () => {
+    // Snapshots travel as JSON (resets, GET /v1/orders/:id) and are compared by readers:
+    // no `tracking: undefined` or `ownerId: undefined` keys, and the same order of keys.
+    const plain = snapshotAfter(undefined, status);
+    expect(Object.keys(plain)).toEqual(['orderId', 'status', 'lastSeq', 'updatedAtUs']);
+    const owned = snapshotAfter(plain, tracking, 'alice');
+    expect(Object.keys(owned)).toEqual([
+      'orderId',
+      'status',
+      'lastSeq',
+      'updatedAtUs',
+      'tracking',
+      'ownerId',
+    ]);
+    expect(owned.ownerId).toBe('alice');
+    expect(Object.keys(snapshotAfter(undefined, status, 'bob'))).toEqual([
+      'orderId',
+      'status',
+      'lastSeq',
+      'updatedAtUs',
+      'ownerId',
+    ]);
+    // The owner is not inherited from `previous`: the caller passes it each time.
+    expect('ownerId' in snapshotAfter(owned, tracking)).toBe(false);
+  });
 });
 
 describe('parseStatusReason', () => {

@@ -84,21 +84,31 @@ export interface OrderSnapshot {
 /**
  * The order's state after `event`, from the state before it (`previous`, undefined when
  * unknown): what every event-derived snapshot (the bus's, a reset's) is built with.
+ * `ownerId`, when given, is carried on it (the store's snapshots keep the owner).
+ *
+ * Built by assigning the optional fields rather than spreading them in: this runs for
+ * every published event (in the store and again in the bus), and an object literal with
+ * a spread, or a copy of this result spread with the owner added, went through V8's slow
+ * object-clone path (the copy alone was ~0.35 µs of the ~2 µs a tracking publish took).
+ * The result is the same: absent, not undefined, optional fields, in the same key order.
  */
 export function snapshotAfter(
   previous: OrderSnapshot | undefined,
   event: OrderEvent,
+  ownerId?: string,
 ): OrderSnapshot {
   const tracking: Tracking | undefined = isTrackingUpdate(event)
     ? { location: event.location, etaMs: event.etaMs }
     : previous?.tracking;
-  return {
+  const next: { -readonly [K in keyof OrderSnapshot]: OrderSnapshot[K] } = {
     orderId: event.orderId,
     status: event.status,
     lastSeq: event.seq,
     updatedAtUs: event.publishedAtUs,
-    ...(tracking !== undefined ? { tracking } : {}),
   };
+  if (tracking !== undefined) next.tracking = tracking;
+  if (ownerId !== undefined) next.ownerId = ownerId;
+  return next;
 }
 
 export enum ResetReason {

@@ -136,8 +136,10 @@ export class InMemoryOrderStore extends OrderStore {
 
   /** Applies a published event to the order's snapshot, history and idempotency record. */
   private record(event: OrderEvent, ownerId: string | undefined, idempotencyKey?: string): void {
-    const next = snapshotAfter(this.snapshots.get(event.orderId), event);
-    this.snapshots.set(event.orderId, ownerId !== undefined ? { ...next, ownerId } : next);
+    this.snapshots.set(
+      event.orderId,
+      snapshotAfter(this.snapshots.get(event.orderId), event, ownerId),
+    );
     this.historyOf(event.orderId).push(event);
     if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
   }

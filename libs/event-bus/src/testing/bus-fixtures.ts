@@ -222,7 +222,7 @@ export class ControlledStore extends OrderStore {
     if (this.failReads) throw new Error('store down');
     const list = this.history.get(orderId);
     if (list === undefined || list.length === 0) return undefined;
-    return list.reduce<OrderSnapshot | undefined>(snapshotAfter, undefined);
+    return list.reduce<OrderSnapshot | undefined>((s, e) => snapshotAfter(s, e), undefined);
   }
 
   readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
