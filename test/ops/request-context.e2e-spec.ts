@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { asyncContextFrameEnabled } from '../../apps/order-status/src/ops/request-context';
 import { bearer } from '../support/auth';
+import { waitFor } from '../support/wait-for';
 import { logLines, spawnService, type ServiceProcess } from './service-process';
 
 const PROBE = join(__dirname, 'fixtures', 'promise-hooks-probe.cjs');
@@ -9,24 +10,18 @@ const PROBE = join(__dirname, 'fixtures', 'promise-hooks-probe.cjs');
 async function promiseHooksOn(service: ServiceProcess): Promise<boolean> {
   const before = service.lines.length;
   service.child.kill('SIGUSR2');
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const line = service.lines.slice(before).find((l) => l.includes('"promise-hooks"'));
-    if (line !== undefined) return (JSON.parse(line) as { on: boolean }).on;
-    if (Date.now() > deadline) throw new Error('the promise-hooks probe did not answer');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const line = await waitFor(
+    () => service.lines.slice(before).find((l) => l.includes('"promise-hooks"')),
+    'the promise-hooks probe to answer',
+  );
+  return (JSON.parse(line) as { on: boolean }).on;
 }
 
 async function ordinaryRequest(service: ServiceProcess): Promise<void> {
   const res = await fetch(`${service.httpUrl}/v1/orders/order-1`, { headers: bearer() });
   await res.arrayBuffer();
   // Its completion line is written: the request went through the request-log hook.
-  const deadline = Date.now() + 5_000;
-  while (logLines(service, 'request completed').length === 0) {
-    if (Date.now() > deadline) throw new Error('no request line');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => logLines(service, 'request completed').length > 0, 'its request line');
 }
 
 /**
@@ -38,7 +33,10 @@ async function ordinaryRequest(service: ServiceProcess): Promise<void> {
 describe('request logging context and promise hooks (production build)', () => {
   const services: ServiceProcess[] = [];
   const start = async (env: Record<string, string> = {}) => {
-    const service = await spawnService({ NODE_OPTIONS: `--require ${PROBE}`, ...env });
+    const service = await spawnService({
+      NODE_OPTIONS: `--require ${JSON.stringify(PROBE)}`,
+      ...env,
+    });
     services.push(service);
     return service;
   };
