@@ -23,8 +23,10 @@ export class ConnectionLogGuard implements CanActivate {
   constructor(@Inject(ConnectionLog) private readonly log: ConnectionLog) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const http = context.switchToHttp();
-    const req = http.getRequest<FastifyRequest>();
+    // Nothing to do, and nothing to allocate, when the lines are not written.
+    if (!this.log.enabled) return true;
+    // The arguments themselves: switchToHttp() builds an object and three closures per call.
+    const req = context.getArgByIndex<FastifyRequest>(0);
     const route = req.routeOptions.url ?? '';
     const transport = HTTP_CONNECTION_ROUTES[route];
     // A route decorated but not listed would also be logged line-per-request by pino-http.
@@ -33,7 +35,7 @@ export class ConnectionLogGuard implements CanActivate {
       orderId: (req.params as { orderId?: string }).orderId,
       httpVersion: req.raw.httpVersion,
     });
-    httpConnectionPort(http.getResponse<FastifyReply>()).watchGone(() => conn.closed());
+    httpConnectionPort(context.getArgByIndex<FastifyReply>(1)).watchGone(() => conn.closed());
     return true;
   }
 }

@@ -12,6 +12,9 @@ export interface ConnectionHandle {
 
 const ANONYMOUS = 'anonymous';
 
+/** The handle of a connection whose lines are not written at the configured level. */
+const UNLOGGED: ConnectionHandle = { closed: () => undefined };
+
 /**
  * The principal a request, socket or call was authenticated as, where the auth layer
  * leaves it: `principal.subject` on the Fastify request, on `socket.data`, or on the
@@ -36,11 +39,21 @@ export class ConnectionLog {
     logger.setContext('Connections');
   }
 
+  /**
+   * Whether the lines are written at the configured level. Checked before anything is
+   * built for them: nestjs-pino copies a line's fields into a new object before pino
+   * looks at the level, and a long-poll opens a connection many times a second.
+   */
+  get enabled(): boolean {
+    return this.logger.logger.isLevelEnabled('info');
+  }
+
   opened(
     transport: string,
     principal: string,
     attrs: Record<string, unknown> = {},
   ): ConnectionHandle {
+    if (!this.enabled) return UNLOGGED;
     const conn = this.nextId++;
     this.logger.info({ conn, transport, principal, ...attrs }, 'connection opened');
     return new LoggedConnection(this.logger, conn, transport, principal);
