@@ -110,12 +110,9 @@ export class TokenVerifier {
   async verify(token: string): Promise<Principal> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH)
       throw unauthenticated('malformed token');
+    const known = this.recall(token);
+    if (known !== undefined) return known;
     const now = Date.now();
-    const hit = this.verified.get(token);
-    if (hit) {
-      if (now < hit.untilMs) return hit.principal;
-      this.verified.delete(token);
-    }
     const principal = await this.verifyUncached(token);
     // Until the token's expiry without the clock tolerance: an expired token must fail
     // exactly as the uncached check would.
@@ -131,6 +128,19 @@ export class TokenVerifier {
       this.verified.set(token, { principal, untilMs });
     }
     return principal;
+  }
+
+  /**
+   * The principal of a token verify() accepted recently, while that is still honoured
+   * (see `verified`), else undefined: synchronous, for the paths that run on every
+   * request (a poll), where a promise and its awaits cost more than the lookup.
+   */
+  recall(token: string): Principal | undefined {
+    const hit = this.verified.get(token);
+    if (hit === undefined) return undefined;
+    if (Date.now() < hit.untilMs) return hit.principal;
+    this.verified.delete(token);
+    return undefined;
   }
 
   private async verifyUncached(token: string): Promise<Principal> {

@@ -170,7 +170,9 @@ export class StreamLifecycle<H extends StreamHandle> implements StreamContext, S
   private async run(plan: StreamPlan<H>): Promise<void> {
     await plan.authorize();
     if (this.over) return;
-    const release = await plan.acquireSlot();
+    const slot = plan.acquireSlot();
+    // Synchronous with the in-process limiter: no await (a microtask and its promises) then.
+    const release = slot instanceof Promise ? await slot : slot;
     // The client may have left while a shared store counted the slot.
     if (this.over) {
       release();

@@ -107,8 +107,8 @@ export class LongPollController {
         principal,
         orderId,
         port: httpConnectionPort(reply),
-        open: async (ctx) => {
-          return openPoll(
+        open: (ctx) =>
+          openPoll(
             this.bus,
             orderId,
             after,
@@ -117,8 +117,7 @@ export class LongPollController {
               if (!ctx.closed) answer(reply, orderId, after, result);
               ctx.ended();
             },
-          );
-        },
+          ),
       }),
     );
     // From here on the answer is ours to write (answer() above). Hijacked, the reply also

@@ -1,0 +1,111 @@
+import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { FastifyRequest } from 'fastify';
+import {
+  ConnectionLimiter,
+  InMemoryStreamTicketStore,
+  Scope,
+  TokenVerifier,
+  type Principal,
+} from '@app/auth';
+import {
+  forgeToken,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  TEST_SECRET,
+  testClaims,
+} from '../../../../libs/auth/src/testing/token-fixtures';
+import { ErrorCode } from '@app/contracts';
+import type { OrderStore } from '@app/event-bus';
+import type { AppConfig } from '../config/app-config';
+import type { MetricsService } from '../ops/metrics.service';
+import { RequireScopes } from './auth.decorators';
+import { AuthService } from './auth.service';
+import { HttpAuthGuard } from './http-auth.guard';
+
+class PollRoute {
+  poll(): void {}
+  @RequireScopes(Scope.OrdersWrite)
+  publish(): void {}
+}
+
+/**
+ * HttpAuthGuard with the real verifier and AuthService: a token verified recently is
+ * admitted without a promise (a poll is a request many times a second); a new one is
+ * verified first; failures are typed and counted whichever way they come.
+ */
+describe('HttpAuthGuard', () => {
+  let guard: HttpAuthGuard;
+  let auth: AuthService;
+  const failures: { transport: string; reason: string }[] = [];
+
+  beforeAll(async () => {
+    const verifier = await TokenVerifier.create({
+      hs256Secret: TEST_SECRET,
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+    });
+    const metrics = {
+      authFailures: {
+        inc: (labels: { transport: string; reason: string }) => failures.push(labels),
+      },
+    } as unknown as MetricsService;
+    auth = new AuthService(verifier, {} as OrderStore, {} as ConnectionLimiter, metrics);
+    const config = { auth: { cookieName: 'session' } } as AppConfig;
+    guard = new HttpAuthGuard(new Reflector(), auth, new InMemoryStreamTicketStore(), config);
+  });
+
+  beforeEach(() => (failures.length = 0));
+
+  const requestWith = (authorization?: string) =>
+    ({
+      routeOptions: { url: '/v1/orders/:orderId/events' },
+      url: '/v1/orders/o-1/events',
+      headers: authorization === undefined ? {} : { authorization },
+      query: {},
+    }) as unknown as FastifyRequest;
+  const contextOf = (req: FastifyRequest, handler: keyof PollRoute = 'poll') =>
+    new ExecutionContextHost([req, {}], PollRoute, PollRoute.prototype[handler]);
+
+  it('verifies a new token (a promise), then admits it at once on the next request', async () => {
+    const token = forgeToken(testClaims({ sub: 'poller', scopes: ['orders:read'] }));
+    const first = requestWith(`Bearer ${token}`);
+    const verdict = guard.canActivate(contextOf(first));
+    expect(verdict).toBeInstanceOf(Promise);
+    await expect(verdict).resolves.toBe(true);
+    expect(first.principal?.subject).toBe('poller');
+
+    const next = requestWith(`Bearer ${token}`);
+    expect(guard.canActivate(contextOf(next))).toBe(true);
+    expect(next.principal).toBe(first.principal);
+  });
+
+  it('refuses a missing scope on the fast path too, typed and counted', async () => {
+    const token = forgeToken(testClaims({ sub: 'reader', scopes: ['orders:read'] }));
+    await guard.canActivate(contextOf(requestWith(`Bearer ${token}`)));
+    expect(() => guard.canActivate(contextOf(requestWith(`Bearer ${token}`), 'publish'))).toThrow(
+      expect.objectContaining({ code: ErrorCode.PermissionDenied }),
+    );
+    expect(failures).toEqual([{ transport: 'long-poll', reason: 'forbidden' }]);
+  });
+
+  it.each([
+    ['no credentials', undefined],
+    ['a malformed header', 'Basic dXNlcjpwYXNz'],
+    [
+      'a bad signature',
+      `Bearer ${forgeToken(testClaims({ sub: 'x' }), 'HS256', 'another-secret-of-enough-length-0123456789')}`,
+    ],
+  ])('answers %s with Unauthenticated, as a rejection, counted once', async (_name, header) => {
+    const verdict = Promise.resolve().then(() => guard.canActivate(contextOf(requestWith(header))));
+    await expect(verdict).rejects.toMatchObject({ code: ErrorCode.Unauthenticated });
+    expect(failures).toHaveLength(1);
+    expect(failures[0].transport).toBe('long-poll');
+  });
+
+  it('authenticateHeaderNow never throws: a failure is a rejected promise', async () => {
+    let result: Principal | Promise<Principal> | undefined;
+    expect(() => (result = auth.authenticateHeaderNow('Basic x', 'http'))).not.toThrow();
+    await expect(result).rejects.toMatchObject({ code: ErrorCode.Unauthenticated });
+  });
+});
