@@ -6,6 +6,7 @@ import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
 import { bareServerCommand } from './bare/bare-command';
+import { runPerProcess } from './isolate/per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
   canPin,
@@ -128,6 +129,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
     aborted: o.aborted ?? (() => false),
   };
   const runs: RunResult[] = [];
+  let processPerTransport = false;
   for (const step of o.steps) {
     if (ctx.aborted()) break;
     const scenario = findScenario(step.scenario);
@@ -142,6 +144,17 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
       tiny: o.tiny ?? false,
     };
     try {
+      // Only for a single scenario asked for by name: the children re-run this command line.
+      if (
+        scenario.processPerTransport &&
+        opts.transports.length > 1 &&
+        !o.running &&
+        o.steps.length === 1
+      ) {
+        runs.push(...(await runPerProcess(o.argv, opts.transports, ctx.aborted)));
+        processPerTransport = true;
+        continue;
+      }
       runs.push(...(await scenario.run(ctx, opts)));
     } catch (err) {
       o.progress(
@@ -166,6 +179,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
       ...(o.node === undefined
         ? {}
         : { serviceNode: { path: o.node, version: nodeVersion(o.node) } }),
+      ...(processPerTransport ? { processPerTransport } : {}),
     },
     runs,
   };

@@ -31,6 +31,8 @@ export interface Report {
     readonly serviceEntry?: string;
     /** `--node`: the binary that ran the service and bare servers, and its version. */
     readonly serviceNode?: { readonly path: string; readonly version: string };
+    /** Each transport's runs came from a fresh generator process (scale, see per-process.ts). */
+    readonly processPerTransport?: boolean;
   };
   readonly runs: readonly RunResult[];
 }

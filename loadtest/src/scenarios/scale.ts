@@ -51,6 +51,8 @@ export const scale: Scenario = {
   name: 'scale',
   description: `step subscribers up until p99 > ${SCALE_P99_BOUND_MS} ms or an event is lost`,
   supports: anyTransport,
+  // A climb to thousands of connections leaves the generator's heap and collector grown.
+  processPerTransport: true,
   run: (ctx, o) =>
     perTransport(ctx, o.transports, async (transport) => {
       const steps = o.tiny

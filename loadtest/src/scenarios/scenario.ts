@@ -40,6 +40,12 @@ export interface Scenario {
   /** Transports the scenario applies to (e.g. unary is gRPC only). */
   readonly supports: (t: TransportName) => boolean;
   run(ctx: RunContext, o: ScenarioOptions): Promise<RunResult[]>;
+  /**
+   * Run each transport in a fresh generator process when several are asked for in one
+   * invocation (see isolate/per-process.ts): for scenarios whose runs leave the generator
+   * in a state that would colour the next transport's figures.
+   */
+  readonly processPerTransport?: boolean;
 }
 
 export const STREAMING: readonly TransportName[] = ['grpc', 'sse', 'sse-h2', 'ws'];
