@@ -53,8 +53,7 @@ describe('pollBodyJson', () => {
   ];
 
   it.each(results)('%s: the text JSON.stringify(pollBody()) gave', (_name, result) => {
-    const body = pollBody('o-ü-"1"', 1, result);
-    expect(pollBodyJson(body, result.items)).toBe(JSON.stringify(body));
+    expect(pollBodyJson('o-ü-"1"', 1, result)).toBe(JSON.stringify(pollBody('o-ü-"1"', 1, result)));
   });
 
   it('serializes one event once for every poll that carries it', () => {
@@ -63,7 +62,7 @@ describe('pollBodyJson', () => {
     for (let i = 0; i < 1000; i++) {
       // Each poll gets its own item around the one event (as from the bus).
       const result: PollResult = { items: [itemOf(e)], completed: false };
-      pollBodyJson(pollBody(e.orderId, 19, result), result.items);
+      pollBodyJson(e.orderId, 19, result);
     }
     expect(POLL_EVENT_JSON.encodings - before).toBe(1);
   });

@@ -37,10 +37,20 @@ export interface PollBody {
   readonly completed: boolean;
 }
 
-/** The body for a poll's items; see PollBody for the ordering rule. */
-export function pollBody(orderId: string, after: number, result: PollResult): PollBody {
+/**
+ * What of a poll's items one answer carries (see PollBody for the ordering rule): the
+ * first `taken` items, of which the events are those of kind event and tracking.
+ */
+interface AnswerShape {
+  readonly taken: number;
+  readonly reset?: StreamReset;
+  readonly skipped?: StreamSkipped;
+  readonly next: number;
+  readonly completed: boolean;
+}
+
+function answerShape(after: number, result: PollResult): AnswerShape {
   const { items } = result;
-  const events: NamedEvent[] = [];
   let reset: StreamReset | undefined;
   let skipped: StreamSkipped | undefined;
   let next = after;
@@ -48,15 +58,24 @@ export function pollBody(orderId: string, after: number, result: PollResult): Po
   for (const item of items) {
     // Only the first item of an answer may be a reset or a skipped range.
     if (item.kind !== 'event' && item.kind !== 'tracking' && taken > 0) break;
-    if (item.kind === 'event') events.push({ type: 'status', ...item.event });
-    else if (item.kind === 'tracking') events.push({ type: 'tracking', ...item.tracking });
-    else if (item.kind === 'reset') reset = item.reset;
-    else skipped = item.skipped;
+    if (item.kind === 'reset') reset = item.reset;
+    else if (item.kind === 'skipped') skipped = item.skipped;
     next = cursorAfter(item);
     taken++;
   }
   // A cut batch has not reached the end: the next poll finds the order finished.
   const completed = result.completed && taken === items.length;
+  return { taken, reset, skipped, next, completed };
+}
+
+/** The body for a poll's items, as an object (pollBodyJson writes the same as text). */
+export function pollBody(orderId: string, after: number, result: PollResult): PollBody {
+  const { taken, reset, skipped, next, completed } = answerShape(after, result);
+  const events: NamedEvent[] = [];
+  for (const item of result.items.slice(0, taken)) {
+    const named = namedEvent(item);
+    if (named !== undefined) events.push(named);
+  }
   return {
     orderId,
     events,
@@ -83,21 +102,23 @@ function namedEvent(item: StreamItem): NamedEvent | undefined {
 }
 
 /**
- * `JSON.stringify(body)` with each event's JSON from POLL_EVENT_JSON: the same text, key
- * for key (PollBody's order: orderId, events, reset, skipped, next, completed), with only
- * the per-poll parts serialized per request. `items` are those `body` was made from.
+ * `JSON.stringify(pollBody(orderId, after, result))`, key for key (PollBody's order:
+ * orderId, events, reset, skipped, next, completed), with each event's JSON from
+ * POLL_EVENT_JSON and only the per-poll parts serialized per request. Built from the
+ * items directly: the object form would copy every event for nothing.
  */
-export function pollBodyJson(body: PollBody, items: readonly StreamItem[]): string {
+export function pollBodyJson(orderId: string, after: number, result: PollResult): string {
+  const { taken, reset, skipped, next, completed } = answerShape(after, result);
   const events: string[] = [];
-  for (const item of items) {
-    if (events.length === body.events.length) break;
+  for (let i = 0; i < taken; i++) {
+    const item = result.items[i];
     if (item.kind === 'event' || item.kind === 'tracking') events.push(POLL_EVENT_JSON.get(item));
   }
   return (
-    `{"orderId":${JSON.stringify(body.orderId)},"events":[${events.join(',')}]` +
-    (body.reset !== undefined ? `,"reset":${JSON.stringify(body.reset)}` : '') +
-    (body.skipped !== undefined ? `,"skipped":${JSON.stringify(body.skipped)}` : '') +
-    `,"next":${body.next},"completed":${body.completed}}`
+    `{"orderId":${JSON.stringify(orderId)},"events":[${events.join(',')}]` +
+    (reset !== undefined ? `,"reset":${JSON.stringify(reset)}` : '') +
+    (skipped !== undefined ? `,"skipped":${JSON.stringify(skipped)}` : '') +
+    `,"next":${next},"completed":${completed}}`
   );
 }
 
@@ -119,6 +140,7 @@ export function answer(
     endHijacked(reply, 204, undefined, { 'cache-control': 'no-store', ...retryAfter });
     return;
   }
-  const body = pollBodyJson(pollBody(orderId, after, result), items);
-  endHijackedJson(reply, 200, body, { 'cache-control': 'no-store' });
+  endHijackedJson(reply, 200, pollBodyJson(orderId, after, result), {
+    'cache-control': 'no-store',
+  });
 }
