@@ -61,6 +61,39 @@ describe('DeadlineQueue', () => {
     expect([gone, moved, kept].map((e) => e.deadlineSlot)).toEqual([-1, -1, -1]);
   });
 
+  it('keeps its timer when the earliest deadline moves later, and drops it when none is left', () => {
+    const q = new DeadlineQueue();
+    const fired: string[] = [];
+    const [first, second] = ['first', 'second'].map((n) => new Entry(n, fired));
+    const now = Date.now();
+    q.schedule(first, now + 100);
+    q.schedule(second, now + 200);
+    const arms = jest.spyOn(global, 'setTimeout');
+    const disarms = jest.spyOn(global, 'clearTimeout');
+    try {
+      // The entry due first goes (an answered poll): the armed timer stays.
+      q.cancel(first);
+      expect(arms).not.toHaveBeenCalled();
+      expect(disarms).not.toHaveBeenCalled();
+      // It fires early, finds nothing due and arms for what is left.
+      jest.advanceTimersByTime(100);
+      expect(fired).toEqual([]);
+      expect(arms).toHaveBeenCalledTimes(1);
+      jest.advanceTimersByTime(100);
+      expect(fired).toEqual(['second']);
+      // A sooner deadline re-arms at once; the last one cancelled leaves no timer behind.
+      q.schedule(first, Date.now() + 500);
+      q.schedule(second, Date.now() + 50);
+      expect(jest.getTimerCount()).toBe(1);
+      q.cancel(second);
+      q.cancel(first);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      arms.mockRestore();
+      disarms.mockRestore();
+    }
+  });
+
   it('an entry may schedule itself again from onDeadline', () => {
     const q = new DeadlineQueue();
     const fired: string[] = [];

@@ -78,10 +78,17 @@ export class DeadlineQueue {
     this.arm();
   }
 
-  /** Arms the timer for the earliest deadline, unless it already is. */
+  /**
+   * Arms the timer for the earliest deadline when that comes sooner than the armed one,
+   * and drops it when nothing is left. When the earliest deadline moves later (the entry
+   * due first was cancelled: an answered poll, a closed stream, most cancels at load),
+   * the armed timer stays: it fires early, finds nothing due and arms for what is left.
+   * Re-arming on each such cancel cost a clearTimeout and a setTimeout per long-poll
+   * answer.
+   */
   private arm(): void {
     const atMs = this.heap[0]?.deadlineAtMs ?? Infinity;
-    if (atMs === this.timerAtMs) return;
+    if (atMs === this.timerAtMs || (atMs > this.timerAtMs && atMs !== Infinity)) return;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAtMs = atMs;

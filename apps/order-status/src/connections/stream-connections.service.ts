@@ -50,6 +50,7 @@ export class StreamConnections {
   lifecycle<H extends StreamHandle>(plan: StreamPlan<H>): StreamLifecycle<H> {
     return new StreamLifecycle(plan, {
       gauge: this.bus.stats,
+      deadlines: this.bus.deadlines,
       endGraceMs: this.config.streamEndGraceMs,
     });
   }

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ErrorCode, GatewayError } from '@app/contracts';
+import { DeadlineQueue } from '@app/event-bus';
 import {
   startStream,
   streamLifecycle,
@@ -10,7 +11,7 @@ import {
 } from './stream-lifecycle';
 
 /** A controllable connection: every step waits for the test to let it go on. */
-function harness(opts: { goneAtStart?: boolean } = {}) {
+function harness(opts: { goneAtStart?: boolean; deadlines?: DeadlineQueue } = {}) {
   const log: string[] = [];
   const open = new Map<string, number>();
   let goneListener: (() => void) | undefined;
@@ -76,6 +77,7 @@ function harness(opts: { goneAtStart?: boolean } = {}) {
         connectionClosed: (t) => open.set(t, (open.get(t) ?? 0) - 1),
       },
       endGraceMs: 1_000,
+      deadlines: opts.deadlines ?? new DeadlineQueue(),
     },
   );
   return {
@@ -218,6 +220,29 @@ describe('streamLifecycle', () => {
     expect(h.held()).toEqual(NOTHING);
   });
 
+  it('connections in their grace period share the deadline queue: one timer, not one each', async () => {
+    jest.useFakeTimers();
+    const deadlines = new DeadlineQueue();
+    const all = Array.from({ length: 20 }, () => harness({ deadlines }));
+    for (const h of all) {
+      const p = startStream(h.lifecycle$);
+      h.authorized.resolve();
+      h.opened.resolve();
+      await p;
+      h.ctx?.ended();
+    }
+    expect(jest.getTimerCount()).toBe(1);
+    // Most clients take their last bytes and leave; their deadlines go with them.
+    for (const h of all.slice(0, 15)) h.leave();
+    jest.advanceTimersByTime(1_000);
+    expect(all.map((h) => h.log.includes('destroy'))).toEqual([
+      ...new Array<boolean>(15).fill(false),
+      ...new Array<boolean>(5).fill(true),
+    ]);
+    expect(all.map((h) => h.held())).toEqual(new Array(20).fill(NOTHING));
+    expect(deadlines.size).toBe(0);
+  });
+
   it('stream ends during the open (a finished order): the grace timer runs from there', async () => {
     jest.useFakeTimers();
     const h = harness();
@@ -243,7 +268,10 @@ describe('streamLifecycle', () => {
         acquireSlot: () => new Promise((resolve) => (granted = resolve)),
         open: () => Promise.resolve({ close: () => {} }),
       },
-      { gauge: { connectionOpened: () => {}, connectionClosed: () => {} } },
+      {
+        gauge: { connectionOpened: () => {}, connectionClosed: () => {} },
+        deadlines: new DeadlineQueue(),
+      },
     );
     const sub = lifecycle$.subscribe();
     await flush();
@@ -281,6 +309,7 @@ describe('streamLifecycle', () => {
     const openHandle = () => Promise.resolve(new QuietHandle());
     const release = () => {};
     const gauge = { connectionOpened: () => {}, connectionClosed: () => {} };
+    const deadlines = new DeadlineQueue();
     const opened = async () => {
       // What the plan's steps would capture: a transport's request, its spec, a token.
       const captured = { request: new Array<number>(1_000).fill(0) };
@@ -291,7 +320,7 @@ describe('streamLifecycle', () => {
         acquireSlot: () => release,
         open: openHandle,
       };
-      const lifecycle = streamLifecycle<StreamHandle>(plan, { gauge });
+      const lifecycle = streamLifecycle<StreamHandle>(plan, { gauge, deadlines });
       const handle = await startStream(lifecycle);
       return { lifecycle, handle, plan: new WeakRef(plan), captured: new WeakRef(captured) };
     };

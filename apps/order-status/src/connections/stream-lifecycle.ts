@@ -1,3 +1,5 @@
+import type { DeadlineEntry, DeadlineQueue } from '@app/event-bus';
+
 /** @default 5_000 ms a connection whose stream has ended gets to take its last bytes */
 export const DEFAULT_STREAM_END_GRACE_MS = 5_000;
 
@@ -61,6 +63,11 @@ export interface StreamPlan<H extends StreamHandle> {
 
 export interface LifecycleOptions {
   readonly gauge: ConnectionGauge;
+  /**
+   * Where the end grace period waits (the bus's queue: one timer for every deadline) rather
+   * than on a timer per connection: a long-poll ends its stream on every answer.
+   */
+  readonly deadlines: Pick<DeadlineQueue, 'schedule' | 'cancel'>;
   /** @default DEFAULT_STREAM_END_GRACE_MS */
   readonly endGraceMs?: number;
 }
@@ -102,18 +109,23 @@ export interface StreamSubscription {
  * wrote into it, for as long as TCP keeps an unread connection (for ever, with
  * keepalive answered by the kernel). After the grace period the connection is destroyed.
  */
-export class StreamLifecycle<H extends StreamHandle> implements StreamContext, StreamSubscription {
+export class StreamLifecycle<H extends StreamHandle>
+  implements StreamContext, StreamSubscription, DeadlineEntry
+{
   private plan: StreamPlan<H> | undefined;
   private observer: StreamObserver<H> | undefined;
   private readonly transport: string;
   private readonly port: ConnectionPort;
   private readonly gauge: ConnectionGauge;
   private readonly graceMs: number;
+  private readonly deadlines: LifecycleOptions['deadlines'];
   private started = false;
   private over = false;
   private releaseSlot: (() => void) | undefined;
   private handle: H | undefined;
-  private graceTimer: NodeJS.Timeout | undefined;
+  /** DeadlineEntry: the end grace period, once `ended()` (the queue's fields). */
+  deadlineSlot = -1;
+  deadlineAtMs = Infinity;
 
   constructor(plan: StreamPlan<H>, opts: LifecycleOptions) {
     this.plan = plan;
@@ -121,6 +133,7 @@ export class StreamLifecycle<H extends StreamHandle> implements StreamContext, S
     this.port = plan.port;
     this.gauge = opts.gauge;
     this.graceMs = opts.endGraceMs ?? DEFAULT_STREAM_END_GRACE_MS;
+    this.deadlines = opts.deadlines;
   }
 
   /** The connection is over (client gone, or released): write nothing more. */
@@ -157,12 +170,14 @@ export class StreamLifecycle<H extends StreamHandle> implements StreamContext, S
   }
 
   ended(): void {
-    if (this.over || this.graceTimer !== undefined) return;
-    this.graceTimer = setTimeout(() => {
-      this.port.destroy();
-      this.finish();
-    }, this.graceMs);
-    this.graceTimer.unref();
+    if (this.over || this.deadlineSlot >= 0) return;
+    this.deadlines.schedule(this, Date.now() + this.graceMs);
+  }
+
+  /** The grace period passed and the client has not taken its last bytes: tear down. */
+  onDeadline(): void {
+    this.port.destroy();
+    this.finish();
   }
 
   private readonly onGone = (): void => this.finish();
@@ -209,8 +224,7 @@ export class StreamLifecycle<H extends StreamHandle> implements StreamContext, S
   private release(): void {
     this.over = true;
     this.observer = undefined;
-    clearTimeout(this.graceTimer);
-    this.graceTimer = undefined;
+    this.deadlines.cancel(this);
     if (this.started) this.port.unwatchGone(this.onGone);
     this.handle?.close();
     this.handle = undefined;
