@@ -32,12 +32,11 @@ export function argvForTransport(
 
 /**
  * Runs the CLI once per transport, each in a fresh generator process, and returns their
- * runs in transport order. A scale climb leaves the generator's heap grown and its
- * collector tuned to thousands of connections: the next transport's first step then ran
- * with longer pauses in the process that measures its latency (long-poll over HTTP/2
- * failed its 250-subscriber step after the other climbs, p99 74-186 ms, and passed alone,
- * 17-27 ms). The child inherits the generator's pinned core; its progress goes to our
- * stderr. `aborted` is checked between transports (Ctrl-C reaches the children itself).
+ * runs in transport order. The process that measures latency must not carry what an
+ * earlier climb to thousands of connections left in it: long-poll over HTTP/2 failed its
+ * 250-subscriber step after the other climbs (p99 74-186 ms) and passed alone (17-27 ms).
+ * The child inherits the generator's pinned core; its progress goes to our stderr.
+ * `aborted` is checked between transports (Ctrl-C reaches the children itself).
  */
 export async function runPerProcess(
   argv: readonly string[],

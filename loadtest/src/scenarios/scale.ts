@@ -51,7 +51,7 @@ export const scale: Scenario = {
   name: 'scale',
   description: `step subscribers up until p99 > ${SCALE_P99_BOUND_MS} ms or an event is lost`,
   supports: anyTransport,
-  // A climb to thousands of connections leaves the generator's heap and collector grown.
+  // Each climb measured by a generator that has not driven thousands of connections before.
   processPerTransport: true,
   run: (ctx, o) =>
     perTransport(ctx, o.transports, async (transport) => {
