@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { request } from 'undici';
 import { ConnectionLog } from './connection-log';
 import { ConnectionLogGuard } from './connection-log.guard';
+import { jsonLineSink } from './testing/json-lines';
 
 interface Line {
   msg?: string;
@@ -14,15 +14,7 @@ interface Line {
 }
 
 // nestjs-pino's root logger is built once per process: one sink for every test below.
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _encoding, callback) {
-    for (const text of chunk.toString().split('\n')) {
-      if (text !== '') lines.push(JSON.parse(text) as Line);
-    }
-    callback();
-  },
-});
+const { lines, sink } = jsonLineSink<Line>();
 const params: Params = { pinoHttp: [{ level: 'info' }, sink] };
 
 /**

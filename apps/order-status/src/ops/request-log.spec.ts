@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { request } from 'undici';
 import { REQUEST_LOG_OPTIONS } from './logging';
 import { registerRequestLog } from './request-log';
+import { jsonLineSink } from './testing/json-lines';
 
 interface Line {
   msg?: string;
@@ -13,15 +13,7 @@ interface Line {
 }
 
 // One sink for both blocks below: nestjs-pino's root logger is built once per process.
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _encoding, callback) {
-    for (const text of chunk.toString().split('\n')) {
-      if (text !== '') lines.push(JSON.parse(text) as Line);
-    }
-    callback();
-  },
-});
+const { lines, sink } = jsonLineSink<Line>();
 const params: Params = { pinoHttp: [{ level: 'info', ...REQUEST_LOG_OPTIONS }, sink] };
 
 /**
