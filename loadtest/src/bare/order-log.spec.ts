@@ -1,3 +1,5 @@
+import { InMemoryOrderStore } from '../../../libs/event-bus/src/in-memory-order-store';
+import { OrderSimulator, SIMULATOR_TICK_MS } from '../../../libs/event-bus/src/simulator';
 import { steadyTracking } from '../../../libs/event-bus/src/simulator-plan';
 import { bareSteadyTracking, isTracking, OrderLog } from './order-log';
 
@@ -33,5 +35,59 @@ describe('bare order log', () => {
       'etaMs',
     ]);
     expect(tracked).toMatchObject({ seq: 3, status: 'shipped' });
+  });
+
+  describe('pacing', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    /**
+     * Which orders publish in each simulator tick over `ms`: the bare log's and the
+     * service simulator's, started at the same (fake) instant with the same schedule.
+     */
+    async function ticks(orders: number, ratePerOrder: number, ms: number) {
+      const store = new InMemoryOrderStore();
+      const sim = new OrderSimulator(store);
+      const simIds: string[] = [];
+      await sim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
+      store.events$.subscribe((e) => simIds.push(e.orderId));
+      const log = new OrderLog();
+      log.prepare(orders, ratePerOrder, 0, 'lt');
+      const logIds: string[] = [];
+      for (let i = 1; i <= orders; i++) log.listen(`lt-${i}`, (e) => logIds.push(e.orderId));
+      sim.start();
+      log.start();
+      const perTick: { sim: string[]; bare: string[] }[] = [];
+      for (let t = 0; t < ms; t += SIMULATOR_TICK_MS) {
+        jest.advanceTimersByTime(SIMULATOR_TICK_MS);
+        perTick.push({ sim: simIds.splice(0), bare: logIds.splice(0) });
+      }
+      sim.stop();
+      log.stop();
+      store.close();
+      return perTick;
+    }
+
+    it('publishes what the service simulator publishes, tick by tick: the aggregate rate round robin, not every order at once', async () => {
+      // 50 orders at 10/s: 500 events/s, five per 10 ms tick. Publishing every order in
+      // the same tick would let the bare server answer 50 subscribers in one write where
+      // the service answers five, and make the floor cheaper than the same load is.
+      const perTick = await ticks(50, 10, 1_000);
+      expect(perTick.map((t) => t.bare)).toEqual(perTick.map((t) => t.sim));
+      expect(perTick.flatMap((t) => t.bare)).toHaveLength(500);
+      // Five a tick, give or take the one that floating-point rounding moves to the next.
+      expect(Math.max(...perTick.map((t) => t.bare.length))).toBeLessThanOrEqual(6);
+    });
+
+    it('matches the simulator at one order and at a rate that does not divide the tick', async () => {
+      for (const [orders, rate] of [
+        [1, 10],
+        [7, 3],
+      ]) {
+        const perTick = await ticks(orders, rate, 2_000);
+        expect(perTick.map((t) => t.bare)).toEqual(perTick.map((t) => t.sim));
+        expect(perTick.flatMap((t) => t.bare)).toHaveLength(orders * rate * 2);
+      }
+    });
   });
 });

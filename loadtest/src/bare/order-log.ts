@@ -1,3 +1,5 @@
+import { SteadyPacer } from './steady-pacer';
+
 /**
  * The bare server's whole domain: per-order event logs with a small replay window, the
  * live listeners of each order, and a paced simulator. Plain Maps and callbacks, no
@@ -60,7 +62,7 @@ interface Order {
 
 export class OrderLog {
   private readonly orders = new Map<string, Order>();
-  private timer?: NodeJS.Timeout;
+  private pacer?: SteadyPacer;
   published = 0;
   state: 'idle' | 'ready' | 'running' | 'stopped' = 'idle';
   private schedule = { ids: [] as string[], ratePerOrder: 0, padding: '' };
@@ -144,25 +146,20 @@ export class OrderLog {
     this.state = 'ready';
   }
 
-  /** Publishes on a 10 ms tick what is due per order since start (no drift, no burst catch-up limit). */
+  /** Publishes tracking updates on the service simulator's steady schedule (steady-pacer.ts). */
   start(): void {
     if (this.state !== 'ready') return;
     this.state = 'running';
-    const t0 = performance.now();
-    const done = new Map<string, number>();
-    this.timer = setInterval(() => {
-      const due = Math.floor(((performance.now() - t0) / 1000) * this.schedule.ratePerOrder);
-      const nowMs = Date.now();
-      for (const id of this.schedule.ids) {
-        for (let n = done.get(id) ?? 0; n < due; n += 1) this.track(id, n, nowMs);
-        done.set(id, due);
-      }
-    }, 10);
+    const ids = this.schedule.ids;
+    this.pacer = new SteadyPacer(ids.length, this.schedule.ratePerOrder, (order, step) =>
+      this.track(ids[order], step, Date.now()),
+    );
+    this.pacer.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.pacer?.stop();
+    this.pacer = undefined;
     if (this.state === 'running') this.state = 'stopped';
   }
 }

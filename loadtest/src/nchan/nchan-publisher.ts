@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { ORDER_PREFIX } from '../service/admin';
+import { SteadyPacer } from '../bare/steady-pacer';
 import type {
   ServiceControl,
   SimulatorSchedule,
@@ -11,8 +12,6 @@ const STATUSES = ['paid', 'packed', 'shipped', 'out_for_delivery'] as const;
 /** Publisher connections opened at once while preparing. */
 export const PUBLISHER_CONNECT_BATCH = 100;
 export const PUBLISHER_TIMEOUT_MS = 15_000;
-/** The simulator's tick: what is due per order is published every 10 ms, as the bare server does. */
-const TICK_MS = 10;
 
 interface Channel {
   readonly id: string;
@@ -27,16 +26,16 @@ function nowUs(): number {
 
 /**
  * The load test's own publisher for Nchan, which has no simulator: one WebSocket per
- * channel to Nchan's publisher location (each text message is one publish), paced like
- * the bare server's simulator and publishing the same JSON. It runs in the generator, so
- * Nchan's CPU includes receiving every publish (a WebSocket frame), which the service
+ * channel to Nchan's publisher location (each text message is one publish), paced as
+ * the service's simulator is (steady-pacer.ts) and publishing the same JSON. It runs in
+ * the generator, so Nchan's CPU includes receiving every publish (a WebSocket frame), which the service
  * and the bare server, publishing in process, do not pay: at one order the cost is 10
  * frames a second, at one order per subscriber it is one frame per delivery.
  */
 export class NchanPublisher implements ServiceControl {
   private channels: Channel[] = [];
   private readonly byId = new Map<string, Channel>();
-  private timer?: NodeJS.Timeout;
+  private pacer?: SteadyPacer;
   private state = 'idle';
   private published = 0;
   private schedule = { ratePerOrder: 0, padding: '' };
@@ -99,20 +98,17 @@ export class NchanPublisher implements ServiceControl {
   async start(): Promise<SimulatorStatus> {
     if (this.state !== 'ready') return this.status();
     this.state = 'running';
-    const t0 = performance.now();
-    let due = 0;
-    this.timer = setInterval(() => {
-      const now = Math.floor(((performance.now() - t0) / 1000) * this.schedule.ratePerOrder);
-      for (; due < now; due += 1) {
-        for (const c of this.channels) this.publish(c, STATUSES[due % STATUSES.length]);
-      }
-    }, TICK_MS);
+    const channels = this.channels;
+    this.pacer = new SteadyPacer(channels.length, this.schedule.ratePerOrder, (order, step) =>
+      this.publish(channels[order], STATUSES[step % STATUSES.length]),
+    );
+    this.pacer.start();
     return this.status();
   }
 
   async stop(): Promise<SimulatorStatus> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.pacer?.stop();
+    this.pacer = undefined;
     if (this.state === 'running') this.state = 'stopped';
     return this.status();
   }
