@@ -19,7 +19,7 @@ import { ErrorCode } from '@app/contracts';
 import type { OrderStore } from '@app/event-bus';
 import type { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../ops/metrics.service';
-import { RequireScopes } from './auth.decorators';
+import { RequireScopes, StreamCredentials } from './auth.decorators';
 import { AuthService } from './auth.service';
 import { HttpAuthGuard } from './http-auth.guard';
 
@@ -27,6 +27,8 @@ class PollRoute {
   poll(): void {}
   @RequireScopes(Scope.OrdersWrite)
   publish(): void {}
+  @StreamCredentials()
+  stream(): void {}
 }
 
 /**
@@ -57,12 +59,26 @@ describe('HttpAuthGuard', () => {
 
   beforeEach(() => (failures.length = 0));
 
-  const requestWith = (authorization?: string) =>
+  /** @fastify/cookie's parser as the plugin decorates the instance with it, counted. */
+  const parsed: string[] = [];
+  const server = {
+    parseCookie: (header: string) => {
+      parsed.push(header);
+      return Object.fromEntries(header.split('; ').map((kv) => kv.split('=') as [string, string]));
+    },
+  };
+  beforeEach(() => (parsed.length = 0));
+
+  const requestWith = (authorization?: string, cookie?: string) =>
     ({
       routeOptions: { url: '/v1/orders/:orderId/events' },
       url: '/v1/orders/o-1/events',
-      headers: authorization === undefined ? {} : { authorization },
+      headers: {
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(cookie === undefined ? {} : { cookie }),
+      },
       query: {},
+      server,
     }) as unknown as FastifyRequest;
   const contextOf = (req: FastifyRequest, handler: keyof PollRoute = 'poll') =>
     new ExecutionContextHost([req, {}], PollRoute, PollRoute.prototype[handler]);
@@ -107,5 +123,27 @@ describe('HttpAuthGuard', () => {
     let result: Principal | Promise<Principal> | undefined;
     expect(() => (result = auth.authenticateHeaderNow('Basic x', 'http'))).not.toThrow();
     await expect(result).rejects.toMatchObject({ code: ErrorCode.Unauthenticated });
+  });
+
+  it('parses the Cookie header only for a stream route that has neither a token nor a ticket', async () => {
+    const token = forgeToken(testClaims({ sub: 'browser', scopes: ['orders:read'] }));
+    // A poll (or any bearer route) with a cookie beside its token: the cookie is not read.
+    const poll = requestWith(`Bearer ${token}`, `session=${token}; theme=dark`);
+    await guard.canActivate(contextOf(poll));
+    expect(poll.principal?.subject).toBe('browser');
+    expect(parsed).toEqual([]);
+
+    // EventSource on the SSE route sends the session cookie alone: that is the credential.
+    const stream = requestWith(undefined, `theme=dark; session=${token}`);
+    expect(guard.canActivate(contextOf(stream, 'stream'))).toBe(true);
+    expect(stream.principal?.subject).toBe('browser');
+    expect(parsed).toEqual([`theme=dark; session=${token}`]);
+
+    // Without the session cookie a stream request is anonymous: typed, counted.
+    const verdict = Promise.resolve().then(() =>
+      guard.canActivate(contextOf(requestWith(undefined, 'theme=dark'), 'stream')),
+    );
+    await expect(verdict).rejects.toMatchObject({ code: ErrorCode.Unauthenticated });
+    expect(failures).toHaveLength(1);
   });
 });

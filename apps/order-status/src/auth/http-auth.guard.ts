@@ -114,13 +114,22 @@ export class HttpAuthGuard implements CanActivate {
   ): Principal | Promise<Principal> {
     const header = req.headers.authorization;
     if (header !== undefined) return this.auth.authenticateHeaderNow(header, transport);
-    const cookie = req.cookies?.[this.config.auth.cookieName];
+    if (!stream) return this.auth.authenticate(undefined, transport);
     const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
-    if (!stream || (ticket === undefined && cookie === undefined)) {
-      return this.auth.authenticate(undefined, transport);
-    }
     if (ticket !== undefined) return this.redeemCounted(req, ticket, transport);
-    return this.auth.authenticateNow(cookie, transport);
+    return this.auth.authenticateNow(this.sessionCookie(req), transport);
+  }
+
+  /**
+   * The session cookie, parsed here rather than by @fastify/cookie's hook on every
+   * request (see http-security.ts): only a stream request without a token or ticket reads
+   * it, and every other request (every poll) skips a parse, a cookie object and a Map.
+   */
+  private sessionCookie(req: FastifyRequest): string | undefined {
+    const header = req.headers.cookie;
+    return header === undefined
+      ? undefined
+      : req.server.parseCookie(header)[this.config.auth.cookieName];
   }
 
   private async redeemCounted(

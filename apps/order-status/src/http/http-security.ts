@@ -24,8 +24,8 @@ function headersFor(route: string): HeaderSet {
 }
 
 /**
- * HTTP-level security, registered before the routes: cookie parsing (the SSE session
- * cookie), the order-id gate (orders/order-id-gate.ts), JSON-only bodies (415 otherwise),
+ * HTTP-level security, registered before the routes: cookies (the SSE session cookie,
+ * parsed by the auth guard when it needs it), the order-id gate (orders/order-id-gate.ts), JSON-only bodies (415 otherwise),
  * security headers (helmet's, recorded once at start-up: see
  * security-headers.ts) and a CORS allow-list (`HTTP_CORS_ORIGINS`; same-origin requests
  * need no CORS at all).
@@ -34,7 +34,12 @@ export async function applyHttpSecurity(
   app: NestFastifyApplication,
   config: AppConfig,
 ): Promise<void> {
-  await app.register(fastifyCookie);
+  // No parsing hook: a request's cookies are read only by the auth guard, and only for a
+  // stream request without a token or ticket (the SSE session cookie), so the guard
+  // parses them then. With the hook every request, every poll included, parsed its
+  // Cookie header and got a cookie object and a Map for cookies it might set.
+  // reply.setCookie / clearCookie work without it.
+  await app.register(fastifyCookie, { hook: false });
   // Added as the answer goes out (onSend), not when the request arrives: a held
   // long-poll then carries none of them while it waits. Responses a handler writes
   // itself (SSE hijacks its reply, so onSend never runs) put SECURITY_HEADERS.api in
