@@ -29,6 +29,13 @@ export interface ServerComparison {
   /** Service over bare, and over Nchan, on the medians. */
   readonly overBare: number | undefined;
   readonly overNchan: number | undefined;
+  /**
+   * Service over bare within each round (the two ran one after the other), and the
+   * median of those: a host whose speed drifts between rounds moves both figures of a
+   * round together, so the pairs keep the ratio that the medians of each server lose.
+   */
+  readonly overBarePerRound: number[];
+  readonly overBarePaired: number | undefined;
   readonly target: number | undefined;
   /** Runs of the group whose generator saturated, or whose host was busy. */
   readonly saturated: number;
@@ -67,6 +74,7 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
     }
     const ratio = (a?: number, b?: number): number | undefined =>
       a !== undefined && b !== undefined && b > 0 ? round2(a / b) : undefined;
+    const perRound = pairedRatios(group);
     out.push({
       scenario: first.scenario,
       transport: first.transport,
@@ -76,6 +84,8 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
       medians,
       overBare: ratio(medians.nest, medians.bare),
       overNchan: ratio(medians.nest, medians.nchan),
+      overBarePerRound: perRound,
+      overBarePaired: perRound.length > 0 ? round2(median(perRound)) : undefined,
       target: OVER_BARE_TARGETS[first.transport],
       saturated: group.filter((r) => r.generator.saturated).length,
       busy: group.filter((r) => r.host?.busy).length,
@@ -85,20 +95,41 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
   return out;
 }
 
+/** Service over bare in each round where both have a figure, in round order. */
+function pairedRatios(group: readonly RunResult[]): number[] {
+  const byRound = new Map<number, Partial<Record<ServerKind, number>>>();
+  for (const r of group) {
+    const v = usPerDelivery(r);
+    const round = Number(r.extra?.round);
+    if (v === undefined || !Number.isFinite(round)) continue;
+    const servers = byRound.get(round) ?? {};
+    servers[r.server] = v;
+    byRound.set(round, servers);
+  }
+  return [...byRound.entries()]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([, s]) => (s.nest !== undefined && s.bare ? [round2(s.nest / s.bare)] : []));
+}
+
 const fmt = (values: number[] | undefined): string =>
   values === undefined ? '-' : values.map(String).join(' / ');
+
+const paired = (c: ServerComparison): string =>
+  c.overBarePaired === undefined
+    ? '-'
+    : `${c.overBarePaired} (${c.overBarePerRound.map(String).join(' / ')})`;
 
 /** Markdown: one row per group, the rounds and medians of each server, the ratios. */
 export function comparisonTable(rows: readonly ServerComparison[]): string[] {
   if (rows.length === 0) return [];
   return [
-    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | target | service / Nchan | generator saturated / host busy |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / Nchan | generator saturated / host busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (c) =>
         `| ${c.scenario} | ${c.transport} | ${c.subscribers} | ${c.orders ?? '1 each'} | ` +
         `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.nchan)} | ` +
-        `${c.overBare ?? '-'} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ` +
+        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ` +
         `${c.saturated} / ${c.busy} of ${c.runs} |`,
     ),
     '',
