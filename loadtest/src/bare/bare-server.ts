@@ -225,7 +225,8 @@ async function main(): Promise<void> {
   });
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 });
   const h2 = createSecureServer(
-    { key: pems.private, cert: pems.cert, allowHTTP1: true },
+    // TCP_NODELAY as the service sets it (Node's HTTP/2 secure server does not by default).
+    { key: pems.private, cert: pems.cert, allowHTTP1: true, noDelay: true },
     (req, res) => onRequest(req, res as unknown as Res),
   );
   const listen = (

@@ -74,6 +74,11 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
           cert: tls.cert,
           // A socket that never completes its handshake (no ClientHello) is closed then.
           handshakeTimeout: config.http.tlsHandshakeTimeoutMs,
+          // Small writes go out at once (TCP_NODELAY), as Node's HTTP/1.1 server does by
+          // default and its HTTP/2 secure server does not: otherwise a poll answer or an
+          // SSE event written while an earlier one is unacknowledged may wait for the
+          // client's delayed ACK (test/hardening/tcp-nodelay).
+          noDelay: true,
           // Room for many concurrent SSE / long-poll streams on one browser connection.
           settings: { maxConcurrentStreams: 1000 },
         },
