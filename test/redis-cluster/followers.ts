@@ -1,6 +1,7 @@
 import { status as GrpcCode, type ClientReadableStream, type StatusObject } from '@grpc/grpc-js';
 import { request } from 'undici';
 import {
+  ErrorCode,
   StreamEndReason,
   type OrderEvent,
   type ProtoSubscribeResponse,
@@ -281,13 +282,33 @@ class SocketFollower extends BaseFollower {
   }
 }
 
+/** socket.io handshakes a follower tries when the service refuses one as Unavailable. */
+const CONNECT_ATTEMPTS = 5;
+
+/**
+ * A socket.io connection, tried again after a refusal with `unavailable` (the connection
+ * limiter's Redis command timed out: a loaded CI machine, a cluster still settling), as
+ * every client is told to; any other refusal, or the last attempt's, fails the test.
+ */
+async function connectRetrying(pool: ClientPool, httpUrl: string): Promise<RecordingClient> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pool.connect(httpUrl);
+    } catch (err) {
+      const code = (err as { data?: { code?: unknown } }).data?.code;
+      if (code !== ErrorCode.Unavailable || attempt >= CONNECT_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+}
+
 /** One follower per transport for `orderId` on the given instance's clients. */
 export async function followOnEveryTransport(
   target: { httpUrl: string; grpc: OrderStatusClient; pool: ClientPool },
   orderId: string,
   after = 0,
 ): Promise<Follower[]> {
-  const socket = await target.pool.connect(target.httpUrl);
+  const socket = await connectRetrying(target.pool, target.httpUrl);
   return [
     new SseFollower(target.httpUrl, orderId, after),
     new LongPollFollower(target.httpUrl, orderId, after),
