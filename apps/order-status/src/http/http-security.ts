@@ -25,10 +25,10 @@ function headersFor(route: string): HeaderSet {
 
 /**
  * HTTP-level security, registered before the routes: cookies (the SSE session cookie,
- * parsed by the auth guard when it needs it), the order-id gate (orders/order-id-gate.ts), JSON-only bodies (415 otherwise),
- * security headers (helmet's, recorded once at start-up: see
- * security-headers.ts) and a CORS allow-list (`HTTP_CORS_ORIGINS`; same-origin requests
- * need no CORS at all).
+ * parsed by the auth guard when it needs it), the order-id gate (orders/order-id-gate.ts),
+ * JSON-only bodies (415 otherwise), security headers (helmet's, recorded once at
+ * start-up: see security-headers.ts) and a CORS allow-list (`HTTP_CORS_ORIGINS`;
+ * same-origin requests need no CORS at all).
  */
 export async function applyHttpSecurity(
   app: NestFastifyApplication,
