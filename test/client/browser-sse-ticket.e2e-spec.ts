@@ -244,7 +244,10 @@ describe('client library in chromium: SSE with stream tickets', () => {
     app = await startTestApp({ AUTH_CLOCK_TOLERANCE_S: '0' });
     const a = app;
     await shippedOrder(a, 'btt-1', 'alice');
-    const mint = () => a.token({ sub: 'alice', scopes: ['orders:read'], ttlS: 2 });
+    // `exp` is whole seconds: a token minted at x.999 s with a 2 s TTL is valid for 1.0 s,
+    // which a loaded CI host spent before the ticket request reached the guard (a 401).
+    // Three seconds leave at least two for the page to use a fresh token.
+    const mint = () => a.token({ sub: 'alice', scopes: ['orders:read'], ttlS: 3 });
     const page = await openPage(browser, a);
     const traffic = await withoutSessions(page);
     const minted: string[] = [];
