@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { leanEvent } from '../clients/lean/lean-event';
 import type { HttpGetter, HttpStream } from '../clients/http-stream';
 import type { Connector, OpenStream, StreamHandlers } from '../clients/transport';
+import { multipartBodies } from './multipart';
 
 const subscriberPath = (orderId: string, route: 'events' | 'ws'): string =>
   `/v1/orders/${encodeURIComponent(orderId)}/${route}`;
@@ -12,11 +13,14 @@ const header = (headers: Readonly<Record<string, unknown>>, name: string): strin
 };
 
 /**
- * Nchan's long-poll protocol: each answer is one message, and its `Last-Modified` and
- * `Etag` are the cursor, sent back as `If-Modified-Since` / `If-None-Match` on the next
- * poll (nchan.io, "Long-Polling"). The first poll has no cursor and gets the oldest
- * retained message (`nchan_subscriber_first_message oldest`), which confirms the
- * subscription as the service's first poll does. A 304 or 408 is a hold that timed out.
+ * Nchan's long-poll protocol: an answer's `Last-Modified` and `Etag` are the cursor, sent
+ * back as `If-Modified-Since` / `If-None-Match` on the next poll (nchan.io,
+ * "Long-Polling"). With `nchan_longpoll_multipart_response on` (nchan-server.ts) an answer
+ * carries every message retained after the cursor as a multipart/mixed body, as the
+ * service's answer carries every pending event; without it, one message a poll. The first
+ * poll has no cursor and gets the oldest retained messages
+ * (`nchan_subscriber_first_message oldest`), which confirms the subscription as the
+ * service's first poll does. A 304 or 408 is a hold that timed out.
  */
 export class NchanLongPollConnector implements Connector {
   readonly transport = 'longpoll' as const;
@@ -39,10 +43,12 @@ export class NchanLongPollConnector implements Connector {
       this.requests += 1;
       let status = 0;
       let body = '';
+      let contentType: string | undefined;
       let next = cursor;
       current = this.http.get(subscriberPath(orderId, 'events'), cursor, {
         onResponse: (s, h) => {
           status = s;
+          contentType = header(h, 'content-type');
           const lastModified = header(h, 'last-modified');
           const etag = header(h, 'etag');
           if (lastModified !== undefined && etag !== undefined) {
@@ -60,7 +66,9 @@ export class NchanLongPollConnector implements Connector {
           }
           if (status === 200) {
             try {
-              handlers.onEvent(leanEvent(body));
+              for (const message of multipartBodies(contentType, body) ?? [body]) {
+                handlers.onEvent(leanEvent(message));
+              }
             } catch {
               return fail('malformed_body');
             }

@@ -76,6 +76,9 @@ http {
       nchan_channel_id $1;
       nchan_eventsource_event status;
       nchan_subscriber_first_message oldest;
+      # A long-poll answer carries every message after the client's cursor, as the
+      # service's does: one message a poll would hold a client that fell behind there.
+      nchan_longpoll_multipart_response on;
     }
   }
 }
