@@ -64,9 +64,14 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
   for (const group of groups.values()) {
     const first = group[0];
     const rounds: Partial<Record<ServerKind, number[]>> = {};
+    // The same figures by round number, for the pairs.
+    const byRound = new Map<number, Partial<Record<ServerKind, number>>>();
     for (const r of group) {
       const v = usPerDelivery(r);
-      if (v !== undefined) (rounds[r.server] ??= []).push(round2(v));
+      if (v === undefined) continue;
+      (rounds[r.server] ??= []).push(round2(v));
+      const round = Number(r.extra?.round);
+      if (Number.isFinite(round)) byRound.set(round, { ...byRound.get(round), [r.server]: v });
     }
     const medians: Partial<Record<ServerKind, number>> = {};
     for (const [server, values] of Object.entries(rounds) as [ServerKind, number[]][]) {
@@ -74,7 +79,7 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
     }
     const ratio = (a?: number, b?: number): number | undefined =>
       a !== undefined && b !== undefined && b > 0 ? round2(a / b) : undefined;
-    const perRound = pairedRatios(group);
+    const perRound = pairedRatios(byRound);
     out.push({
       scenario: first.scenario,
       transport: first.transport,
@@ -96,16 +101,7 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
 }
 
 /** Service over bare in each round where both have a figure, in round order. */
-function pairedRatios(group: readonly RunResult[]): number[] {
-  const byRound = new Map<number, Partial<Record<ServerKind, number>>>();
-  for (const r of group) {
-    const v = usPerDelivery(r);
-    const round = Number(r.extra?.round);
-    if (v === undefined || !Number.isFinite(round)) continue;
-    const servers = byRound.get(round) ?? {};
-    servers[r.server] = v;
-    byRound.set(round, servers);
-  }
+function pairedRatios(byRound: ReadonlyMap<number, Partial<Record<ServerKind, number>>>): number[] {
   return [...byRound.entries()]
     .sort(([a], [b]) => a - b)
     .flatMap(([, s]) => (s.nest !== undefined && s.bare ? [round2(s.nest / s.bare)] : []));
