@@ -28,10 +28,10 @@ function nowUs(): number {
  * The load test's own publisher for Nchan, which has no simulator: one WebSocket per
  * channel to Nchan's publisher location (each text message is one publish), paced as
  * the service's simulator is (steady-pacer.ts) and publishing the same JSON. It runs in
- * the generator, so Nchan's CPU includes receiving every publish (a WebSocket frame),
- * which the service and the bare server, publishing in process, do not pay: at one order
- * the cost is 10 frames a second, at one order per subscriber it is one frame per
- * delivery.
+ * a process of its own on the server's core (publisher-process.ts), not in the generator.
+ * Nchan's CPU includes receiving every publish (a WebSocket frame), which the service and
+ * the bare server, publishing in process, do not pay: at one order the cost is 10 frames a
+ * second, at one order per subscriber it is one frame per delivery.
  */
 export class NchanPublisher implements ServiceControl {
   private channels: Channel[] = [];

@@ -4,7 +4,7 @@ import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canPin, SERVICE_CPU, type RunningService } from '../service/launcher';
-import { NchanPublisher } from './nchan-publisher';
+import { PublisherProcess } from './publisher-ipc';
 
 /** Where Debian's libnginx-mod-nchan puts the module (`apt-get install libnginx-mod-nchan`). */
 export const NCHAN_MODULE_PATHS = [
@@ -123,8 +123,9 @@ async function accepting(port: number, timeoutMs: number): Promise<boolean> {
 
 /**
  * Starts nginx with Nchan on a free loopback port, pinned to the service's core as the
- * service is, and returns it as a RunningService whose `control` publishes from the
- * load test (Nchan has no simulator).
+ * service is, and returns it as a RunningService whose `control` is the load test's
+ * publisher (Nchan has no simulator), in a process of its own on the same core
+ * (publisher-ipc.ts says why).
  */
 export async function launchNchan(): Promise<RunningService> {
   const available = nchanAvailable();
@@ -155,7 +156,15 @@ export async function launchNchan(): Promise<RunningService> {
     cleanup();
     throw new Error(`nginx (Nchan) did not start on port ${port}: ${stderr.join('').trim()}`);
   }
-  const control = new NchanPublisher('127.0.0.1', port);
+  let control: PublisherProcess;
+  try {
+    control = await PublisherProcess.launch('127.0.0.1', port);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    cleanup();
+    throw err;
+  }
   return {
     host: '127.0.0.1',
     httpPort: port,
