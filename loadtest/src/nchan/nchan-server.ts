@@ -176,6 +176,7 @@ export async function launchNchan(): Promise<RunningService> {
     token: undefined,
     pinned,
     control,
+    helperPids: control.pid === undefined ? [] : [control.pid],
     stop: async () => {
       await control.close();
       if (child.exitCode === null && child.signalCode === null) {

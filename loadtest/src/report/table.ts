@@ -43,6 +43,9 @@ export function note(r: RunResult): string {
   if (!r.ok) parts.push(`FAILED: ${r.error ?? ''}`.slice(0, 80));
   if (r.generator.saturated) parts.push(`generator saturated (${r.generator.cpuPctAvg}% CPU)`);
   if (r.host?.busy) parts.push(`host busy (others ${r.host.otherCpuPctAvg}% CPU)`);
+  if (r.host?.helperCpuPctAvg !== undefined) {
+    parts.push(`publisher ${r.host.helperCpuPctAvg}% CPU`);
+  }
   if (r.scenario === 'idle' && r.extra) parts.push(`${String(r.extra.rssPerConnectionKB)} KB/conn`);
   if (r.scenario === 'reconnect') parts.push(`reconnect p99 ${r.reconnectMs.p99} ms`);
   if (r.scenario === 'scale' && r.extra) parts.push(r.extra.clean ? 'clean' : 'bound passed');

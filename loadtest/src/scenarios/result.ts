@@ -22,9 +22,15 @@ export interface RunResult {
   readonly generator: { cpuPctAvg: number; eventLoopDelayP99Ms: number; saturated: boolean };
   /**
    * The whole host meanwhile (% of one core): `otherCpuPctAvg` is what processes other
-   * than the service and the generator took; `busy` when that was >= 20 % of a core.
+   * than the service, its helpers and the generator took; `busy` when that was >= 20 % of
+   * a core. `helperCpuPctAvg`: the server side's helper processes (Nchan's publisher).
    */
-  readonly host?: { cpuPctAvg: number; otherCpuPctAvg: number; busy: boolean };
+  readonly host?: {
+    cpuPctAvg: number;
+    otherCpuPctAvg: number;
+    busy: boolean;
+    helperCpuPctAvg?: number;
+  };
   readonly wire?: WireBytes;
   readonly requestsPerSec: number;
   readonly connectMs: Distribution;

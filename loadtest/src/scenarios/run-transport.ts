@@ -168,6 +168,12 @@ export async function runAgainst(
   const serviceSampler = service.pid === undefined ? undefined : UsageSampler.forPid(service.pid);
   const generator = new GeneratorMonitor();
   const host = UsageSampler.host();
+  const helpers = (service.helperPids ?? []).map((pid) => UsageSampler.forPid(pid));
+  let helperCpuPctAvg: number | undefined;
+  const stopHelpers = (): void => {
+    if (helpers.length === 0 || helperCpuPctAvg !== undefined) return;
+    helperCpuPctAvg = helpers.reduce((sum, h) => sum + h.stop().cpuPctAvg, 0);
+  };
   let error: string | undefined;
   let windowS = 0;
   let deliveredAtStart = 0;
@@ -286,6 +292,7 @@ export async function runAgainst(
     requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
     metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
     serviceSampler?.start();
+    for (const h of helpers) h.start();
     generator.start();
     host.start();
     windowStarted = true;
@@ -309,6 +316,7 @@ export async function runAgainst(
     // Service, generator and host over the same window (the publishing one); the
     // teardown of thousands of subscribers afterwards is not load.
     usage = serviceSampler?.stop();
+    stopHelpers();
     genUsage = generator.stop();
     hostUsage = host.stop();
 
@@ -325,13 +333,20 @@ export async function runAgainst(
   }
 
   usage ??= serviceSampler?.stop();
+  stopHelpers();
   genUsage ??= generator.stop();
   // A run that failed before its window started has no host figures (nothing to compare).
   if (windowStarted) hostUsage ??= host.stop();
   const otherCpuPctAvg = hostUsage
     ? Math.max(
         0,
-        Math.round((hostUsage.cpuPctAvg - (usage?.cpuPctAvg ?? 0) - genUsage.cpuPctAvg) * 10) / 10,
+        Math.round(
+          (hostUsage.cpuPctAvg -
+            (usage?.cpuPctAvg ?? 0) -
+            (helperCpuPctAvg ?? 0) -
+            genUsage.cpuPctAvg) *
+            10,
+        ) / 10,
       )
     : 0;
   const promSamples = await admin.metrics().catch(() => undefined);
@@ -428,6 +443,9 @@ export async function runAgainst(
             cpuPctAvg: hostUsage.cpuPctAvg,
             otherCpuPctAvg,
             busy: otherCpuPctAvg >= HOST_BUSY_OTHER_CPU_PCT,
+            ...(helperCpuPctAvg !== undefined
+              ? { helperCpuPctAvg: Math.round(helperCpuPctAvg * 10) / 10 }
+              : {}),
           },
         }
       : {}),

@@ -67,6 +67,11 @@ export interface RunningService extends ServiceEndpoints {
    * itself). @default an AdminClient of the server's HTTP port
    */
   readonly control?: ServiceControl;
+  /**
+   * Processes of the server's side other than the server (Nchan's publisher, on the
+   * server's core): sampled over each run and not counted as others' work on the host.
+   */
+  readonly helperPids?: readonly number[];
   stop(): Promise<void>;
   /**
    * How the process ended, once it has (undefined while it runs, and for a service we
