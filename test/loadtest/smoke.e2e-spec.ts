@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { bareServerCommand } from '../../loadtest/src/bare/bare-command';
 import { writeOutputs } from '../../loadtest/src/cli';
 import type { TransportName } from '../../loadtest/src/clients/transport';
@@ -42,6 +43,9 @@ if (noCluster !== undefined) {
   process.stderr.write(`SKIPPED load test smoke, cluster scenario: ${noCluster}\n`);
 }
 const nchan = nchanAvailable();
+// The smoke's servers run on this Node, whose V8 may or may not report its allocation total.
+const heapAllocationReported =
+  (getHeapStatistics() as { total_allocated_bytes?: unknown }).total_allocated_bytes !== undefined;
 if (!nchan.ok) {
   process.stderr.write(`SKIPPED load test smoke, Nchan runs: ${nchan.reason}\n`);
 }
@@ -144,6 +148,19 @@ describe(`load test smoke against the ${server} server`, () => {
         where,
         publisher: 'number',
       });
+    }
+    // Where the runtime reports V8's allocation total (Node 26), the service and the bare
+    // server both give their heap bytes per delivery.
+    if (heapAllocationReported) {
+      for (const r of report.runs.filter(
+        (x) => x.scenario === 'overhead' && x.server !== 'nchan',
+      )) {
+        const where = `overhead ${r.transport} (${r.server})`;
+        expect({ where, heap: Number(r.service.heapBytesPerEvent) > 0 }).toEqual({
+          where,
+          heap: true,
+        });
+      }
     }
     expect(markdownReport(report)).toContain('## steady');
     expect(htmlReport(report)).toContain('new Chart(');

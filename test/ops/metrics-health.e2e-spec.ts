@@ -6,6 +6,7 @@ import {
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
+import { getHeapStatistics } from 'node:v8';
 import { request } from 'undici';
 import { OrderStatus } from '@app/contracts';
 import { Readiness } from '../../apps/order-status/src/ops/readiness.service';
@@ -72,6 +73,24 @@ describe('metrics over a scripted session on every transport', () => {
     await sockets.closeAll();
     grpc.close();
     await app.close();
+  });
+
+  // V8's running allocation total: Node 26 reports it (the load test reads it per delivered
+  // event), Node 20 does not, and then the metric is absent rather than a false 0.
+  it('counts the bytes the heap allocated, where the runtime reports them', async () => {
+    const reported =
+      (getHeapStatistics() as { total_allocated_bytes?: unknown }).total_allocated_bytes !==
+      undefined;
+    const name = 'nodejs_heap_allocated_bytes_total';
+    const first = await scrape(app);
+    const objects = Array.from({ length: 10_000 }, (_, i) => ({ i, text: `order-${i}` }));
+    const second = await scrape(app);
+    if (!reported) {
+      expect([first.has(name), second.has(name)]).toEqual([false, false]);
+      return;
+    }
+    // At least the 10,000 objects and strings made between the two scrapes.
+    expect((second.get(name) ?? 0) - (first.get(name) ?? 0)).toBeGreaterThan(objects.length * 32);
   });
 
   it('counts connections, subscriptions, deliveries, latency, queue depth and resumes per transport', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { createSecureServer, type Http2ServerRequest } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { generate } from 'selfsigned';
@@ -134,7 +135,14 @@ async function handle(req: Req, res: Res): Promise<void> {
   if (p === '/v1/admin/simulator') return json(res, 200, status());
   if (p === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain' });
-    return void res.end(`process_resident_memory_bytes ${process.memoryUsage.rss()}\n`);
+    // The allocation total as the service reports it (Node 26+), for the load test's
+    // heap bytes per delivery; written without the service's code, like all of this server.
+    const allocated = (getHeapStatistics() as { total_allocated_bytes?: unknown })
+      .total_allocated_bytes;
+    return void res.end(
+      `process_resident_memory_bytes ${process.memoryUsage.rss()}\n` +
+        (typeof allocated === 'number' ? `nodejs_heap_allocated_bytes_total ${allocated}\n` : ''),
+    );
   }
   json(res, 404, { code: 'not_found' });
 }

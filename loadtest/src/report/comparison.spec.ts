@@ -6,6 +6,7 @@ function run(
   server: 'nest' | 'bare' | 'nchan',
   round: number,
   cpuMsPer1kEvents: number,
+  heapBytesPerEvent?: number | null,
 ): RunResult {
   return {
     scenario: 'overhead',
@@ -13,7 +14,7 @@ function run(
     server,
     ok: true,
     settings: { subscribers: 500 },
-    service: { cpuMsPer1kEvents },
+    service: { cpuMsPer1kEvents, heapBytesPerEvent },
     generator: { saturated: false },
     extra: { round },
   } as unknown as RunResult;
@@ -48,5 +49,28 @@ describe('serverComparisons', () => {
     const [c] = serverComparisons(runs);
     expect(c.overBarePerRound).toEqual([1.1]);
     expect(c.overBarePaired).toBe(1.1);
+  });
+
+  it('sets the heap bytes per delivery side by side where the runtime reports them', () => {
+    const runs = [
+      run('nest', 1, 48, 5200),
+      run('bare', 1, 40, 2500),
+      run('nest', 2, 30, 5000),
+      run('bare', 2, 25, 2600),
+      run('nest', 3, 24, 5100),
+      run('bare', 3, 20, 2550),
+      run('nchan', 1, 30, null),
+    ];
+    const [c] = serverComparisons(runs);
+    expect(c.heapBytes).toEqual({ nest: 5100, bare: 2550 });
+    expect(c.heapOverBare).toBe(2);
+    expect(comparisonTable([c])[2]).toContain('| 5100 / 2550 (2) |');
+  });
+
+  it('shows no heap figure where the runtime does not report one (Node 20)', () => {
+    const [c] = serverComparisons([run('nest', 1, 11, null), run('bare', 1, 10)]);
+    expect(c.heapBytes).toEqual({});
+    expect(c.heapOverBare).toBeUndefined();
+    expect(comparisonTable([c])[2]).toContain('| - | 0 / 0 of 2 |');
   });
 });

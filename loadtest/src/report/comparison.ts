@@ -36,6 +36,13 @@ export interface ServerComparison {
    */
   readonly overBarePerRound: number[];
   readonly overBarePaired: number | undefined;
+  /**
+   * Heap bytes allocated per delivery, median of the rounds, per server (Node 26+; none
+   * where the runtime does not report it, and never for Nchan), and service over bare.
+   * It does not drift with the host's speed as CPU time does.
+   */
+  readonly heapBytes: Partial<Record<ServerKind, number>>;
+  readonly heapOverBare: number | undefined;
   readonly target: number | undefined;
   /** Runs of the group whose generator saturated, or whose host was busy. */
   readonly saturated: number;
@@ -66,7 +73,10 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
     const rounds: Partial<Record<ServerKind, number[]>> = {};
     // The same figures by round number, for the pairs.
     const byRound = new Map<number, Partial<Record<ServerKind, number>>>();
+    const heapRounds: Partial<Record<ServerKind, number[]>> = {};
     for (const r of group) {
+      const heap = r.service.heapBytesPerEvent;
+      if (typeof heap === 'number' && heap > 0) (heapRounds[r.server] ??= []).push(heap);
       const v = usPerDelivery(r);
       if (v === undefined) continue;
       (rounds[r.server] ??= []).push(round2(v));
@@ -80,6 +90,10 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
     const ratio = (a?: number, b?: number): number | undefined =>
       a !== undefined && b !== undefined && b > 0 ? round2(a / b) : undefined;
     const perRound = pairedRatios(byRound);
+    const heapBytes: Partial<Record<ServerKind, number>> = {};
+    for (const [server, values] of Object.entries(heapRounds) as [ServerKind, number[]][]) {
+      heapBytes[server] = Math.round(median(values));
+    }
     out.push({
       scenario: first.scenario,
       transport: first.transport,
@@ -91,6 +105,8 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
       overNchan: ratio(medians.nest, medians.nchan),
       overBarePerRound: perRound,
       overBarePaired: perRound.length > 0 ? round2(median(perRound)) : undefined,
+      heapBytes,
+      heapOverBare: ratio(heapBytes.nest, heapBytes.bare),
       target: OVER_BARE_TARGETS[first.transport],
       saturated: group.filter((r) => r.generator.saturated).length,
       busy: group.filter((r) => r.host?.busy).length,
@@ -115,17 +131,23 @@ const paired = (c: ServerComparison): string =>
     ? '-'
     : `${c.overBarePaired} (${c.overBarePerRound.map(String).join(' / ')})`;
 
+const heap = (c: ServerComparison): string =>
+  c.heapBytes.nest === undefined && c.heapBytes.bare === undefined
+    ? '-'
+    : `${c.heapBytes.nest ?? '-'} / ${c.heapBytes.bare ?? '-'}` +
+      (c.heapOverBare !== undefined ? ` (${c.heapOverBare})` : '');
+
 /** Markdown: one row per group, the rounds and medians of each server, the ratios. */
 export function comparisonTable(rows: readonly ServerComparison[]): string[] {
   if (rows.length === 0) return [];
   return [
-    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / Nchan | generator saturated / host busy |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (c) =>
         `| ${c.scenario} | ${c.transport} | ${c.subscribers} | ${c.orders ?? '1 each'} | ` +
         `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.nchan)} | ` +
-        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ` +
+        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ${heap(c)} | ` +
         `${c.saturated} / ${c.busy} of ${c.runs} |`,
     ),
     '',

@@ -7,6 +7,8 @@ export interface Column {
 
 const n = (v: number | null | undefined, digits = 1): string =>
   v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(digits);
+const kb = (b: number | null | undefined): number | undefined =>
+  b === null || b === undefined ? undefined : b / 1024;
 const mb = (b: number): string => (b > 0 ? (b / 1048576).toFixed(0) : '-');
 
 /** The summary columns, shared by the console, Markdown and HTML tables. */
@@ -29,6 +31,7 @@ export const COLUMNS: readonly Column[] = [
   // Beside the service's: a generator near its own core's limit measured itself.
   { title: 'gen CPU %', value: (r) => n(r.generator.cpuPctAvg) },
   { title: 'CPU ms/1k ev', value: (r) => n(r.service.cpuMsPer1kEvents) },
+  { title: 'heap KB/ev', value: (r) => n(kb(r.service.heapBytesPerEvent), 2) },
   { title: 'RSS MB', value: (r) => mb(r.service.rssMaxBytes) },
   { title: 'EL p99 ms', value: (r) => n(r.service.eventLoopLagP99Ms) },
   { title: 'B/event', value: (r) => n(r.wire?.perEvent) },

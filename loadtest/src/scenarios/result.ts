@@ -95,6 +95,12 @@ export interface ServiceUsage {
   /** Service CPU time (ms) per 1,000 delivered events: the cost of delivery. */
   readonly cpuMsPer1kEvents: number | null;
   readonly eventLoopLagP99Ms: number | null;
+  /**
+   * Bytes the server's JS heap allocated per delivered event over the window (V8's
+   * allocation total from its /metrics: Node 26+; null where the runtime or the server
+   * does not report it). Unlike CPU time it does not move with the host's speed.
+   */
+  readonly heapBytesPerEvent?: number | null;
   readonly samples: readonly Sample[];
 }
 
@@ -112,7 +118,7 @@ export interface WireBytes {
 export function serviceUsage(
   service: { readonly pid: number | undefined; readonly pinned: boolean },
   usage: UsageSummary | undefined,
-  cost: Pick<ServiceUsage, 'cpuMsPer1kEvents' | 'eventLoopLagP99Ms'>,
+  cost: Pick<ServiceUsage, 'cpuMsPer1kEvents' | 'eventLoopLagP99Ms' | 'heapBytesPerEvent'>,
 ): ServiceUsage {
   return {
     pid: service.pid,

@@ -24,6 +24,8 @@ export const CONNECT_BATCH = 200;
 export const CONNECT_BATCH_TIMEOUT_MS = 15_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 const PROGRESS_INTERVAL_MS = 1_000;
+/** The service's and the bare server's heap allocation total (Node 26+; see ServiceUsage). */
+export const HEAP_ALLOCATED_METRIC = 'nodejs_heap_allocated_bytes_total';
 
 let runCounter = 0;
 
@@ -185,6 +187,11 @@ export async function runAgainst(
   let hostUsage: UsageSummary | undefined;
   let windowStarted = false;
   let droppedAtStart = 0;
+  // The server's heap allocation total (Node 26+) at the window's start and end.
+  let allocatedAtStart: number | undefined;
+  let allocatedAtEnd: number | undefined;
+  const heapAllocated = async (): Promise<number | undefined> =>
+    promValue((await admin.metrics().catch(() => undefined)) ?? [], HEAP_ALLOCATED_METRIC);
 
   try {
     const base: ConnectorOptions = {
@@ -290,6 +297,7 @@ export async function runAgainst(
     if (!run.countSetupBytes) proxy?.resetCounts();
     deliveredAtStart = metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered);
     requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
+    allocatedAtStart = await heapAllocated();
     metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
     serviceSampler?.start();
     for (const h of helpers) h.start();
@@ -319,6 +327,7 @@ export async function runAgainst(
     stopHelpers();
     genUsage = generator.stop();
     hostUsage = host.stop();
+    if (allocatedAtStart !== undefined) allocatedAtEnd = await heapAllocated();
 
     lastSeqs = await admin.lastSeqs([...new Set(subscribers.map((s) => s.orderId))]);
     await waitFor(
@@ -431,6 +440,10 @@ export async function runAgainst(
           ? Math.round((usage.cpuMsTotal / deliveredInWindow) * 1000 * 100) / 100
           : null,
       eventLoopLagP99Ms: lagSeconds === undefined ? null : Math.round(lagSeconds * 1e5) / 100,
+      heapBytesPerEvent:
+        allocatedAtStart !== undefined && allocatedAtEnd !== undefined && deliveredInWindow > 0
+          ? Math.round((allocatedAtEnd - allocatedAtStart) / deliveredInWindow)
+          : null,
     }),
     generator: {
       cpuPctAvg: genUsage.cpuPctAvg,
