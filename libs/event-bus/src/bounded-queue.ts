@@ -20,6 +20,10 @@ export type OfferResult =
 
 type Skipped = Extract<StreamItem, { kind: 'skipped' }>;
 
+/** The answers that carry no count, shared rather than made for every offer. */
+const ACCEPTED: OfferResult = Object.freeze({ accepted: true, dropped: 0 });
+const REFUSED: OfferResult = Object.freeze({ accepted: false });
+
 /**
  * A subscriber's pending items, at most `capacity` of them, for one order, in seq order.
  *
@@ -90,9 +94,9 @@ export class BoundedQueue {
   offer(item: StreamItem): OfferResult {
     if (this.items.length < this.capacity) {
       this.items.push(item);
-      return { accepted: true, dropped: 0 };
+      return ACCEPTED;
     }
-    if (this.policy === OverflowPolicy.Disconnect) return { accepted: false };
+    if (this.policy === OverflowPolicy.Disconnect) return REFUSED;
     const before = this.eventCount();
     this.makeRoom(item);
     if (this.items.length < this.capacity) {

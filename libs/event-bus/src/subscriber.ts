@@ -114,6 +114,14 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
         kind: 'reset',
         reset: { reason: ResetReason.Gap, snapshot: snapshotAfter(undefined, event) },
       });
+    } else if (this.pending === 0 && !this.waitingForDrain) {
+      // The common case at load: nothing waits ahead of this event, so it goes to the
+      // sink without a trip through the queue (a push and a shift that re-grow the
+      // queue's array for every event: ~0.1 KB of heap per delivery, 2-3 %).
+      this.cursor = event.seq;
+      if (isTerminalStatus(event.status)) this.completing = true;
+      if (this.deliver(itemOf(event), true) && this.completing) this.end(StreamEndReason.Completed);
+      return;
     } else {
       this.enqueue(itemOf(event));
     }
@@ -254,29 +262,37 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
       const live = this.backlogIndex >= this.backlog.length;
       const item = this.next();
       if (item === undefined) break;
-      this.stats.itemsDelivered++;
-      this.delivered.count++;
-      const accepted = this.sink.write(item);
-      const event = live ? eventOf(item) : undefined;
-      if (event !== undefined) {
-        this.stats.onDeliver?.(this.transport, event.publishedAtUs);
-      } else if (item.kind === 'skipped') {
-        const { fromSeq, toSeq } = item.skipped;
-        this.stats.countSkipped(this.transport, this.policy, toSeq - fromSeq + 1);
-      } else if (item.kind === 'reset' && item.reset.reason === ResetReason.Overflow) {
-        // Counted when delivered: the queue may fold several into one before that.
-        this.stats.resets[ResetReason.Overflow]++;
-      }
-      if (!accepted) {
-        if (this.closed) return;
-        this.waitingForDrain = true;
-        this.sink.onDrain(() => {
-          this.waitingForDrain = false;
-          this.pump();
-        });
-        return;
-      }
+      if (!this.deliver(item, live)) return;
     }
     if (this.completing) this.end(StreamEndReason.Completed);
+  }
+
+  /**
+   * Writes one item to the sink and counts it (`live`: not from the replay backlog, so
+   * its latency is recorded). False when the subscription closed meanwhile or the sink
+   * asked to wait for its drain, which then pumps again.
+   */
+  private deliver(item: StreamItem, live: boolean): boolean {
+    this.stats.itemsDelivered++;
+    this.delivered.count++;
+    const accepted = this.sink.write(item);
+    const event = live ? eventOf(item) : undefined;
+    if (event !== undefined) {
+      this.stats.onDeliver?.(this.transport, event.publishedAtUs);
+    } else if (item.kind === 'skipped') {
+      const { fromSeq, toSeq } = item.skipped;
+      this.stats.countSkipped(this.transport, this.policy, toSeq - fromSeq + 1);
+    } else if (item.kind === 'reset' && item.reset.reason === ResetReason.Overflow) {
+      // Counted when delivered: the queue may fold several into one before that.
+      this.stats.resets[ResetReason.Overflow]++;
+    }
+    if (accepted) return !this.closed;
+    if (this.closed) return false;
+    this.waitingForDrain = true;
+    this.sink.onDrain(() => {
+      this.waitingForDrain = false;
+      this.pump();
+    });
+    return false;
   }
 }
