@@ -4,11 +4,11 @@ import { launchNchan, nchanAvailable } from '../../loadtest/src/nchan/nchan-serv
 import type { RunningService } from '../../loadtest/src/service/launcher';
 
 /**
- * Nchan's publisher (the load test's, Nchan has no simulator) runs outside the generator:
- * publishing 5,000 events/s from the generator's process took ~40 % of its core and
- * saturated it in the long-poll runs. Here: preparing orders opens no socket in this
- * (the generator's) process, the events still reach Nchan's subscribers, and stopping
- * Nchan ends the publisher's process.
+ * Nchan's publisher (the load test's, Nchan has no simulator) runs in a process of its
+ * own: publishing 5,000 events/s from the generator's process blocked the event loop that
+ * timestamps deliveries and was counted as the generator's CPU. Here: preparing orders
+ * opens no socket in this (the generator's) process, the events still reach Nchan's
+ * subscribers, and stopping Nchan ends the publisher's process.
  */
 const nchan = nchanAvailable();
 if (!nchan.ok) process.stderr.write(`SKIPPED Nchan publisher process: ${nchan.reason}\n`);

@@ -28,7 +28,8 @@ function nowUs(): number {
  * The load test's own publisher for Nchan, which has no simulator: one WebSocket per
  * channel to Nchan's publisher location (each text message is one publish), paced as
  * the service's simulator is (steady-pacer.ts) and publishing the same JSON. It runs in
- * a process of its own on the server's core (publisher-process.ts), not in the generator.
+ * a process of its own on the generator's core (publisher-ipc.ts says why), not in the
+ * generator's process.
  * Nchan's CPU includes receiving every publish (a WebSocket frame), which the service and
  * the bare server, publishing in process, do not pay: at one order the cost is 10 frames a
  * second, at one order per subscriber it is one frame per delivery.

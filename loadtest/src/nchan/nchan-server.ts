@@ -124,7 +124,7 @@ async function accepting(port: number, timeoutMs: number): Promise<boolean> {
 /**
  * Starts nginx with Nchan on a free loopback port, pinned to the service's core as the
  * service is, and returns it as a RunningService whose `control` is the load test's
- * publisher (Nchan has no simulator), in a process of its own on the same core
+ * publisher (Nchan has no simulator), in a process of its own on the generator's core
  * (publisher-ipc.ts says why).
  */
 export async function launchNchan(): Promise<RunningService> {

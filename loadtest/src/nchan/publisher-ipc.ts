@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { canPin, SERVICE_CPU } from '../service/launcher';
+import { canPin, GENERATOR_CPU } from '../service/launcher';
 import type {
   ServiceControl,
   SimulatorSchedule,
@@ -27,17 +27,21 @@ const CALL_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /**
- * Nchan's publisher, run in a process of its own on the server's core, driven over IPC.
+ * Nchan's publisher, run in a process of its own on the generator's core, driven over IPC.
  *
  * Nchan has no simulator, so the load test publishes to it (a WebSocket message per
- * event, and Nchan's acknowledgement back). In the generator's process that cost ~40 % of
- * the generator's core at 5,000 events/s (overhead scenario, SSE: 54 % against 14 % for the
- * same subscribers of the bare server), and with long-poll's 5,000 polls/s on top the
- * generator saturated, so Nchan's rows measured the generator's backlog. The service and
- * the bare server publish in their own process, on the server's core; this puts Nchan's
- * publishing there too. Nchan's CPU figures stay nginx's alone, as before (the publisher
- * process is not sampled); its latency now shares the core with its publisher, as the
- * service's shares it with its simulator.
+ * event, and Nchan's acknowledgement back): ~35-50 % of a core at 5,000 events/s. In the
+ * generator's process that work blocked the event loop that timestamps every delivery,
+ * and it was counted as the generator's own CPU. In a process of its own it is sampled
+ * and reported apart ('publisher N% CPU'), and the generator's core counts as saturated
+ * when the two together fill it.
+ *
+ * Why not on the server's core, beside nginx, where the service's and the bare server's
+ * publishing runs: sharing a core with its publisher raised nginx's CPU per delivery by
+ * about half (SSE, two alternating pairs: 64.5 and 69.8 µs against 41.3 and 46.0, while the
+ * bare server moved 5 %). Every publish then woke nginx at once for that one message,
+ * where on separate cores a tick's messages reach it together. Nchan's CPU figure is the
+ * comparison's point; a generator core that saturates is flagged.
  */
 export class PublisherProcess implements ServiceControl {
   private nextId = 1;
@@ -73,7 +77,7 @@ export class PublisherProcess implements ServiceControl {
     return this.child.pid;
   }
 
-  /** Starts the process (pinned to the server's core when the host allows) for Nchan at host:port. */
+  /** Starts the process (pinned to the generator's core when the host allows) for Nchan at host:port. */
   static async launch(host: string, port: number): Promise<PublisherProcess> {
     const node = [
       process.execPath,
@@ -83,7 +87,7 @@ export class PublisherProcess implements ServiceControl {
       host,
       String(port),
     ];
-    const argv = canPin() ? ['taskset', '-c', String(SERVICE_CPU), ...node] : node;
+    const argv = canPin() ? ['taskset', '-c', String(GENERATOR_CPU), ...node] : node;
     // taskset execs node, which finds the IPC channel's descriptor in its environment.
     const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const publisher = new PublisherProcess(child);

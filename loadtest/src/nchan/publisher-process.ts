@@ -2,8 +2,8 @@ import { NchanPublisher } from './nchan-publisher';
 import type { ControlReply, ControlRequest } from './publisher-ipc';
 
 /**
- * The Nchan publisher's own process (started by `launchPublisherProcess`, pinned to the
- * server's core): it answers the load test's ServiceControl calls over the IPC channel.
+ * The Nchan publisher's own process (started by `PublisherProcess.launch`, pinned to the
+ * generator's core): it answers the load test's ServiceControl calls over the IPC channel.
  * argv: the host and port of Nchan's publisher location.
  */
 function main(): void {

@@ -23,7 +23,8 @@ export interface RunResult {
   /**
    * The whole host meanwhile (% of one core): `otherCpuPctAvg` is what processes other
    * than the service, its helpers and the generator took; `busy` when that was >= 20 % of
-   * a core. `helperCpuPctAvg`: the server side's helper processes (Nchan's publisher).
+   * a core. `helperCpuPctAvg`: the load test's helper processes for this server (Nchan's
+   * publisher, on the generator's core).
    */
   readonly host?: {
     cpuPctAvg: number;

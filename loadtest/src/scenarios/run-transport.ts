@@ -5,6 +5,7 @@ import { TcpProxy } from '../proxy/tcp-proxy';
 import { promValue, type PromSample } from '../sampling/prom-text';
 import {
   GeneratorMonitor,
+  GENERATOR_SATURATED_CPU_PCT,
   type GeneratorUsage,
   HOST_BUSY_OTHER_CPU_PCT,
   UsageSampler,
@@ -448,7 +449,10 @@ export async function runAgainst(
     generator: {
       cpuPctAvg: genUsage.cpuPctAvg,
       eventLoopDelayP99Ms: genUsage.eventLoopDelayP99Ms,
-      saturated: genUsage.saturated,
+      // The helpers (Nchan's publisher) share the generator's core.
+      saturated:
+        genUsage.saturated ||
+        genUsage.cpuPctAvg + (helperCpuPctAvg ?? 0) >= GENERATOR_SATURATED_CPU_PCT,
     },
     ...(hostUsage
       ? {

@@ -68,8 +68,9 @@ export interface RunningService extends ServiceEndpoints {
    */
   readonly control?: ServiceControl;
   /**
-   * Processes of the server's side other than the server (Nchan's publisher, on the
-   * server's core): sampled over each run and not counted as others' work on the host.
+   * Processes of the load test's own that serve this server (Nchan's publisher, on the
+   * generator's core): sampled over each run, reported, not counted as others' work on
+   * the host, and counted with the generator when judging whether its core saturated.
    */
   readonly helperPids?: readonly number[];
   stop(): Promise<void>;
