@@ -9,7 +9,6 @@ import { bareServerCommand } from './bare/bare-command';
 import { runPerProcess } from './isolate/per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
-  canPin,
   launchService,
   pinGenerator,
   SERVICE_ENTRY,
@@ -117,8 +116,18 @@ function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?
 }
 
 export async function runSuite(o: SuiteOptions): Promise<Report> {
+  // The generator's core for the suite's length only (the CLI exits after; a test runner
+  // goes on to other tests).
+  const unpin = !o.target && !o.running ? await pinGenerator() : undefined;
+  try {
+    return await runSteps(o, unpin !== undefined);
+  } finally {
+    await unpin?.();
+  }
+}
+
+async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
   const startedAt = new Date().toISOString();
-  const pinned = !o.target && !o.running && canPin() && (await pinGenerator());
   const ctx: RunContext = {
     target: o.running ?? (o.target ? targetService(o.target) : undefined),
     launch: launcher(o.server ?? 'nest', o.cpuProfDir, o.node),

@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -118,14 +119,35 @@ export function canPin(): boolean {
   return HOST_CORES > 1 && process.platform === 'linux';
 }
 
-/** Pins this process (every thread: -a) to the generator's core. */
-export async function pinGenerator(): Promise<boolean> {
-  if (!canPin()) return false;
+/** Sets this process's CPU affinity (every thread: -a) to `cpus`, a list such as `0` or `0-1`. */
+function setAffinity(cpus: string): Promise<boolean> {
   return new Promise((done) => {
-    execFile('taskset', ['-a', '-p', '-c', String(GENERATOR_CPU), String(process.pid)], (err) =>
-      done(err === null),
-    );
+    execFile('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], (err) => done(err === null));
   });
+}
+
+/** This process's CPU affinity as a list (`0-1`), from /proc; undefined where unreadable. */
+function affinity(): string | undefined {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Pins this process (every thread) to the generator's core and returns how to undo it, or
+ * undefined when it could not pin. The undo matters to a long-lived caller: a test
+ * runner's worker left pinned runs every later test, and every process it starts
+ * (services, browsers, inheriting the affinity), on that one core.
+ */
+export async function pinGenerator(): Promise<(() => Promise<void>) | undefined> {
+  if (!canPin()) return undefined;
+  const before = affinity();
+  if (before === undefined || !(await setAffinity(String(GENERATOR_CPU)))) return undefined;
+  return async () => {
+    await setAffinity(before);
+  };
 }
 
 interface ListeningLine {
