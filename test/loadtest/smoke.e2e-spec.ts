@@ -140,7 +140,16 @@ describe(`load test smoke against the ${server} server`, () => {
         ],
       }).toEqual({ scenario, servers: expect.arrayContaining(peers) });
     }
-    // Nchan's publisher (its own process on the server's core) is sampled in every Nchan
+    // Idle memory is read after forced GCs, as RSS and as the JS heap in use.
+    for (const r of report.runs.filter((x) => x.scenario === 'idle')) {
+      const where = `idle ${r.transport}`;
+      expect({
+        where,
+        gc: r.extra?.gcForced,
+        heap: typeof r.extra?.heapPerConnectionKB,
+      }).toEqual({ where, gc: true, heap: 'number' });
+    }
+    // Nchan's publisher (its own process on the generator's core) is sampled in every Nchan
     // run, so its CPU is reported and not counted as others' work on the host.
     for (const r of report.runs.filter((x) => x.server === 'nchan')) {
       const where = `${r.scenario} ${r.transport} (nchan)`;

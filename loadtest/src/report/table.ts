@@ -49,7 +49,13 @@ export function note(r: RunResult): string {
   if (r.host?.helperCpuPctAvg !== undefined) {
     parts.push(`publisher ${r.host.helperCpuPctAvg}% CPU`);
   }
-  if (r.scenario === 'idle' && r.extra) parts.push(`${String(r.extra.rssPerConnectionKB)} KB/conn`);
+  if (r.scenario === 'idle' && r.extra) {
+    const heap = r.extra.heapPerConnectionKB;
+    parts.push(
+      `${String(r.extra.rssPerConnectionKB)} KB/conn` +
+        (heap !== undefined ? ` (heap ${String(heap)} KB)` : ''),
+    );
+  }
   if (r.scenario === 'reconnect') parts.push(`reconnect p99 ${r.reconnectMs.p99} ms`);
   if (r.scenario === 'scale' && r.extra) parts.push(r.extra.clean ? 'clean' : 'bound passed');
   if (r.scenario === 'slow-consumer' && r.extra && r.variant !== 'baseline') {
