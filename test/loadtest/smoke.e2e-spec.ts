@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
+import { heapAllocatedBytes } from '../../apps/order-status/src/ops/metrics.service';
 import { bareServerCommand } from '../../loadtest/src/bare/bare-command';
 import { writeOutputs } from '../../loadtest/src/cli';
 import type { TransportName } from '../../loadtest/src/clients/transport';
@@ -44,8 +44,7 @@ if (noCluster !== undefined) {
 }
 const nchan = nchanAvailable();
 // The smoke's servers run on this Node, whose V8 may or may not report its allocation total.
-const heapAllocationReported =
-  (getHeapStatistics() as { total_allocated_bytes?: unknown }).total_allocated_bytes !== undefined;
+const heapAllocationReported = heapAllocatedBytes() !== undefined;
 if (!nchan.ok) {
   process.stderr.write(`SKIPPED load test smoke, Nchan runs: ${nchan.reason}\n`);
 }

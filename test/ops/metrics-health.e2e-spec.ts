@@ -6,9 +6,9 @@ import {
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
-import { getHeapStatistics } from 'node:v8';
 import { request } from 'undici';
 import { OrderStatus } from '@app/contracts';
+import { heapAllocatedBytes } from '../../apps/order-status/src/ops/metrics.service';
 import { Readiness } from '../../apps/order-status/src/ops/readiness.service';
 import { collect, orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer } from '../support/auth';
@@ -78,9 +78,7 @@ describe('metrics over a scripted session on every transport', () => {
   // V8's running allocation total: Node 26 reports it (the load test reads it per delivered
   // event), Node 20 does not, and then the metric is absent rather than a false 0.
   it('counts the bytes the heap allocated, where the runtime reports them', async () => {
-    const reported =
-      (getHeapStatistics() as { total_allocated_bytes?: unknown }).total_allocated_bytes !==
-      undefined;
+    const reported = heapAllocatedBytes() !== undefined;
     const name = 'nodejs_heap_allocated_bytes_total';
     const first = await scrape(app);
     const objects = Array.from({ length: 10_000 }, (_, i) => ({ i, text: `order-${i}` }));
