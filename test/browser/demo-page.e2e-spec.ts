@@ -113,17 +113,15 @@ describe('demo page in chromium', () => {
     });
     await app.createOrder('web-age', OrderStatus.Paid, OrderStatus.Packed);
     const page = await browser.context.newPage();
-    const lastEventIds: string[] = [];
+    // Playwright reads a request's full headers over CDP after the `request` event, so
+    // the promise can settle after the page already shows the reconnect: keep every
+    // promise and await them before asserting, rather than racing their callbacks.
+    // EventSource keeps reconnecting every max age until the page closes; a request
+    // still in flight then has no headers to give (the browser is gone), not an error.
+    const lastEventIds: Promise<string | null>[] = [];
     page.on('request', (req) => {
       if (!req.url().includes('/web-age/stream')) return;
-      // EventSource keeps reconnecting every max age until the page closes; a request
-      // still in flight then has no headers to give (the browser is gone), not an error.
-      req.allHeaders().then(
-        (h) => {
-          if (h['last-event-id'] !== undefined) lastEventIds.push(h['last-event-id']);
-        },
-        () => undefined,
-      );
+      lastEventIds.push(req.headerValue('last-event-id').catch(() => null));
     });
     await withTestToken(page);
     await page.goto(`${app.httpUrl}/?order=web-age&transport=sse&autostart=1`);
@@ -135,7 +133,8 @@ describe('demo page in chromium', () => {
       (s) => s.ends.includes('max_age') && s.reconnects >= 1 && s.conn === 'live',
       'stream ended with max_age and EventSource reconnected',
     );
-    expect(lastEventIds[0]).toBe('3');
+    const sent = (await Promise.all(lastEventIds)).filter((id) => id !== null);
+    expect(sent[0]).toBe('3');
     await app.publish('web-age', OrderStatus.Shipped);
     await until(page, (s) => s.lastSeq === 4, 'live event after the reconnect');
     const state = await demoState(page);
