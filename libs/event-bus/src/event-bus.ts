@@ -6,7 +6,6 @@ import {
   nowUs,
   itemOf,
   ResetReason,
-  snapshotAfter,
   StreamEndReason,
   type OrderEvent,
   type OrderSnapshot,
@@ -21,6 +20,7 @@ import {
 import { BusStats, bump } from './bus-stats';
 import { DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
+import { OrderState } from './order-state';
 import { OrderStore, StoreResync } from './order-store';
 import { ReplayRing } from './replay-ring';
 import { Subscriber, type BusSubscription, type SubscriberHost } from './subscriber';
@@ -60,7 +60,8 @@ interface Replay {
 interface OrderChannel {
   readonly ring: ReplayRing;
   readonly subscribers: Set<Subscriber>;
-  snapshot: OrderSnapshot | undefined;
+  /** The order's state as far as this instance has applied it (built only when read). */
+  readonly state: OrderState;
   /** Runs while the channel has no subscribers: it goes when this fires. */
   evictTimer?: NodeJS.Timeout;
   /**
@@ -201,8 +202,8 @@ export class OrderEventBus {
       ch.held.push(event);
       return;
     }
-    const lastSeq = ch.snapshot?.lastSeq ?? 0;
-    if (event.seq > lastSeq + 1 && ch.snapshot !== undefined && ch.subscribers.size > 0) {
+    const lastSeq = ch.state.lastSeq;
+    if (event.seq > lastSeq + 1 && ch.state.known && ch.subscribers.size > 0) {
       ch.held = [event];
       void this.repair(event.orderId, ch, () => this.backfill(event.orderId, ch));
       return;
@@ -212,7 +213,7 @@ export class OrderEventBus {
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
   private apply(ch: OrderChannel, event: OrderEvent): void {
-    const lastSeq = ch.snapshot?.lastSeq ?? 0;
+    const lastSeq = ch.state.lastSeq;
     if (event.seq <= lastSeq) {
       this.stats.duplicatesIgnored++;
       return;
@@ -220,7 +221,7 @@ export class OrderEventBus {
     // The ring must stay contiguous: after a gap it restarts at this event.
     if (ch.ring.size > 0 && event.seq !== lastSeq + 1) ch.ring.clear();
     ch.ring.push(event);
-    ch.snapshot = snapshotAfter(ch.snapshot, event);
+    ch.state.apply(event);
     this.stats.eventsIngested++;
     // Iterating a Set copes with a subscriber leaving mid-loop (offerLive may end it); the
     // copy keeps one that joins mid-loop from being offered this event too, which would be
@@ -267,17 +268,17 @@ export class OrderEventBus {
           throw err;
         });
       }
-      const snapshot = ch.snapshot ?? (await this.store.getSnapshot(orderId));
+      const snapshot = ch.state.snapshot() ?? (await this.store.getSnapshot(orderId));
       if (snapshot === undefined)
         throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
-      ch.snapshot ??= snapshot;
+      if (!ch.state.known) ch.state.replace(snapshot);
       const { backlog, cursor, finished } = await this.replay(ch, orderId, afterSeq, snapshot);
       // Judge completion by the newest state: events ingested while the replay was read
       // may have finished the order (and a reset then already covers the terminal event).
       // A shared store's history can also run ahead of its feed: when the replay itself
       // ends with the terminal event, the feed's copy arrives later as a duplicate that
       // is skipped, so the replay must say "finished" on its own.
-      const current = ch.snapshot ?? snapshot;
+      const current = ch.state.snapshot() ?? snapshot;
       const last = backlog.at(-1);
       const terminal =
         finished === true ||
@@ -360,7 +361,7 @@ export class OrderEventBus {
   /** Applies the store's history after this channel's last seq. */
   private async backfill(orderId: string, ch: OrderChannel): Promise<void> {
     this.stats.backfills++;
-    const events = await this.store.readHistory(orderId, ch.snapshot?.lastSeq ?? 0);
+    const events = await this.store.readHistory(orderId, ch.state.lastSeq);
     if (this.channels.get(orderId) !== ch || events === undefined) return;
     const before = this.stats.eventsIngested;
     for (const e of events) this.apply(ch, e);
@@ -378,7 +379,7 @@ export class OrderEventBus {
   private async catchUp(orderId: string, ch: OrderChannel): Promise<void> {
     const stored = await this.store.getSnapshot(orderId);
     if (this.channels.get(orderId) !== ch) return;
-    const local = ch.snapshot?.lastSeq ?? 0;
+    const local = ch.state.lastSeq;
     // Behind what this instance already delivered: the order's data is gone (a cluster
     // node that restarted empty), even though the store as a whole kept its epoch.
     if (stored === undefined ? local > 0 : stored.lastSeq < local) {
@@ -421,8 +422,8 @@ export class OrderEventBus {
    * start again at 1 if the order is published anew, and the client is told so.
    */
   private resetSubscribers(ch: OrderChannel, stored: OrderSnapshot | undefined): void {
-    const previous = ch.snapshot;
-    ch.snapshot = stored;
+    const previous = ch.state.snapshot();
+    ch.state.replace(stored);
     const snapshot = stored ?? (previous ? { ...previous, lastSeq: 0 } : undefined);
     if (snapshot === undefined) return;
     for (const s of [...ch.subscribers]) s.resetTo(ResetReason.Gap, snapshot);
@@ -436,7 +437,7 @@ export class OrderEventBus {
 
   /** The order's current state (from the bus when it has it, else from the store). */
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
-    return this.channels.get(orderId)?.snapshot ?? this.store.getSnapshot(orderId);
+    return this.channels.get(orderId)?.state.snapshot() ?? this.store.getSnapshot(orderId);
   }
 
   /**
@@ -454,7 +455,7 @@ export class OrderEventBus {
     if (afterSeq === snapshot.lastSeq) return { backlog: [], cursor: afterSeq };
     const events =
       ch.ring.after(afterSeq, nowUs()) ?? (await this.store.readHistory(orderId, afterSeq));
-    return this.replayEvents(events, afterSeq, ch.snapshot ?? snapshot);
+    return this.replayEvents(events, afterSeq, ch.state.snapshot() ?? snapshot);
   }
 
   /**
@@ -506,7 +507,7 @@ export class OrderEventBus {
       ch = {
         ring: new ReplayRing(this.options.ringSize, this.options.ringMaxAgeMs),
         subscribers: new Set(),
-        snapshot: undefined,
+        state: new OrderState(),
         watching: this.store.watch?.(orderId),
       };
       // Handled by every open that awaits it; this keeps a rejection nobody awaits quiet.
@@ -525,7 +526,7 @@ export class OrderEventBus {
     if (ch === undefined || ch.subscribers.size > 0) return;
     // A channel opened for an unknown order, or one the store could not subscribe to,
     // holds nothing worth keeping; any other stays warm for a while.
-    if (ch.snapshot === undefined || ch.watchFailed === true || this.options.channelIdleMs === 0) {
+    if (!ch.state.known || ch.watchFailed === true || this.options.channelIdleMs === 0) {
       this.forget(orderId, ch);
       return;
     }

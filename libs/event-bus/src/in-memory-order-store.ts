@@ -8,7 +8,6 @@ import {
   OrderStatus,
   parseStatusReason,
   parseTracking,
-  snapshotAfter,
   trackingRefusal,
   transitionRefusal,
   type OrderEvent,
@@ -18,6 +17,7 @@ import {
 } from '@app/contracts';
 import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from './bus-options';
 import { IdempotencyCache } from './idempotency-cache';
+import { OrderState } from './order-state';
 import { OrderStore, type PublishCommand, type TrackingCommand } from './order-store';
 import { replayOf, replayTrackingOf } from './publish-replay';
 import { ReplayRing } from './replay-ring';
@@ -45,7 +45,8 @@ export interface InMemoryOrderStoreOptions {
  * finished orders are forgotten after `terminalRetentionMs`.
  */
 export class InMemoryOrderStore extends OrderStore {
-  private readonly snapshots = new Map<string, OrderSnapshot>();
+  /** Each order's state; its snapshot is built when read (OrderState), not per event. */
+  private readonly states = new Map<string, OrderState>();
   private readonly history = new Map<string, ReplayRing>();
   private readonly historySize: number;
   private readonly historyMaxAgeMs: number;
@@ -78,9 +79,11 @@ export class InMemoryOrderStore extends OrderStore {
       const original = this.idempotency.get(orderId, idempotencyKey);
       if (original !== undefined) return replayOf(original, status);
     }
-    const current = this.snapshots.get(orderId);
-    if (current === undefined && status !== OrderStatus.Created) throw notFound(orderId);
-    const refusal = current && transitionRefusal(orderId, current.status, status);
+    const current = this.states.get(orderId);
+    const currentStatus = current?.status;
+    if (currentStatus === undefined && status !== OrderStatus.Created) throw notFound(orderId);
+    const refusal =
+      currentStatus !== undefined ? transitionRefusal(orderId, currentStatus, status) : undefined;
     if (refusal !== undefined) throw new GatewayError(ErrorCode.FailedPrecondition, refusal);
     // Key order is the JSON's field order on every transport (the Redis store writes the
     // same): the fields every kind shares first.
@@ -88,13 +91,13 @@ export class InMemoryOrderStore extends OrderStore {
       orderId,
       seq: (current?.lastSeq ?? 0) + 1,
       status,
-      ...(current ? { previousStatus: current.status } : {}),
+      ...(currentStatus !== undefined ? { previousStatus: currentStatus } : {}),
       publishedAtUs: nowUs(),
       ...(reason !== undefined ? { reason } : {}),
       ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
     };
     // The owner is fixed at creation and carried over on every later status.
-    this.record(event, current ? current.ownerId : ownerId, idempotencyKey);
+    this.record(event, ownerId, idempotencyKey);
     if (isTerminalStatus(status)) this.forgetLater(orderId);
     this.published.next(event);
     return event;
@@ -112,44 +115,48 @@ export class InMemoryOrderStore extends OrderStore {
       const original = this.idempotency.get(orderId, idempotencyKey);
       if (original !== undefined) return replayTrackingOf(original, { location, etaMs });
     }
-    const current = this.snapshots.get(orderId);
-    if (current === undefined) throw notFound(orderId);
-    if (!acceptsTracking(current.status)) {
-      throw new GatewayError(
-        ErrorCode.FailedPrecondition,
-        trackingRefusal(orderId, current.status),
-      );
+    const current = this.states.get(orderId);
+    const status = current?.status;
+    if (current === undefined || status === undefined) throw notFound(orderId);
+    if (!acceptsTracking(status)) {
+      throw new GatewayError(ErrorCode.FailedPrecondition, trackingRefusal(orderId, status));
     }
     const event: TrackingUpdated = {
       orderId,
       seq: current.lastSeq + 1,
-      status: current.status,
+      status,
       publishedAtUs: nowUs(),
       location,
       etaMs,
       ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
     };
-    this.record(event, current.ownerId, idempotencyKey);
+    this.record(event, undefined, idempotencyKey);
     this.published.next(event);
     return event;
   }
 
-  /** Applies a published event to the order's snapshot, history and idempotency record. */
+  /**
+   * Applies a published event to the order's state, history and idempotency record.
+   * `ownerId` is taken when the order is first known: the owner is fixed at creation and
+   * carried over on every later event.
+   */
   private record(event: OrderEvent, ownerId: string | undefined, idempotencyKey?: string): void {
-    this.snapshots.set(
-      event.orderId,
-      snapshotAfter(this.snapshots.get(event.orderId), event, ownerId),
-    );
+    let state = this.states.get(event.orderId);
+    if (state === undefined) {
+      state = new OrderState(undefined, ownerId);
+      this.states.set(event.orderId, state);
+    }
+    state.apply(event);
     this.historyOf(event.orderId).push(event);
     if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
-    return this.snapshots.get(orderId);
+    return this.states.get(orderId)?.snapshot();
   }
 
   getSnapshotSync(orderId: string): OrderSnapshot | undefined {
-    return this.snapshots.get(orderId);
+    return this.states.get(orderId)?.snapshot();
   }
 
   async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
@@ -157,7 +164,7 @@ export class InMemoryOrderStore extends OrderStore {
   }
 
   get orderCount(): number {
-    return this.snapshots.size;
+    return this.states.size;
   }
 
   close(): void {
@@ -178,7 +185,7 @@ export class InMemoryOrderStore extends OrderStore {
   private forgetLater(orderId: string): void {
     const timer = setTimeout(() => {
       this.forgetTimers.delete(timer);
-      this.snapshots.delete(orderId);
+      this.states.delete(orderId);
       this.history.delete(orderId);
     }, this.terminalRetentionMs);
     timer.unref();
