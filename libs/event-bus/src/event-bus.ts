@@ -60,6 +60,12 @@ interface Replay {
 interface OrderChannel {
   readonly ring: ReplayRing;
   readonly subscribers: Set<Subscriber>;
+  /**
+   * `subscribers` as an array, for the fan-out: built at the first event after the set
+   * changed and reused for every event until the next change, so an event costs no
+   * iterator, and an order with many subscribers no copy of them, per event.
+   */
+  fanout?: readonly Subscriber[];
   /** The order's state as far as this instance has applied it (built only when read). */
   readonly state: OrderState;
   /** Runs while the channel has no subscribers: it goes when this fires. */
@@ -223,12 +229,12 @@ export class OrderEventBus {
     ch.ring.push(event);
     ch.state.apply(event);
     this.stats.eventsIngested++;
-    // Iterating a Set copes with a subscriber leaving mid-loop (offerLive may end it); the
-    // copy keeps one that joins mid-loop from being offered this event too, which would be
-    // harmless anyway (a joiner is still replaying, and its replay covers this event).
-    // Most orders have one subscriber: no copy per event then.
-    if (ch.subscribers.size === 1) for (const s of ch.subscribers) s.offerLive(event);
-    else for (const s of [...ch.subscribers]) s.offerLive(event);
+    // The array is fixed while it is iterated: a subscriber that leaves mid-loop (offerLive
+    // may end it) is closed and ignores the event; one that joins mid-loop is not offered
+    // it, which would be harmless anyway (a joiner is still replaying, and its replay
+    // covers this event).
+    const fanout = (ch.fanout ??= [...ch.subscribers]);
+    for (let i = 0; i < fanout.length; i++) fanout[i].offerLive(event);
   }
 
   /**
@@ -258,6 +264,7 @@ export class OrderEventBus {
     // Register before reading anything: live events published while the replay is
     // read are parked in the subscriber and reconciled by seq in startLive().
     ch.subscribers.add(sub);
+    ch.fanout = undefined;
     this.total++;
     bump(this.stats.subscriptionsByTransport, transport, 1);
     if (afterSeq > 0) this.stats.resumes++;
@@ -520,6 +527,7 @@ export class OrderEventBus {
   private release(orderId: string, sub: Subscriber): void {
     const ch = this.channels.get(orderId);
     if (ch?.subscribers.delete(sub)) {
+      ch.fanout = undefined;
       this.total--;
       bump(this.stats.subscriptionsByTransport, sub.transport, -1);
     }
