@@ -1,4 +1,4 @@
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import {
   acceptsTracking,
   ErrorCode,
@@ -16,6 +16,7 @@ import {
   type TrackingUpdated,
 } from '@app/contracts';
 import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from './bus-options';
+import { EventFeed } from './event-feed';
 import { IdempotencyCache } from './idempotency-cache';
 import { OrderState } from './order-state';
 import { OrderStore, type PublishCommand, type TrackingCommand } from './order-store';
@@ -50,11 +51,11 @@ export class InMemoryOrderStore extends OrderStore {
   private readonly history = new Map<string, ReplayRing>();
   private readonly historySize: number;
   private readonly historyMaxAgeMs: number;
-  private readonly published = new Subject<OrderEvent>();
+  private readonly published = new EventFeed<OrderEvent>();
   private readonly forgetTimers = new Set<NodeJS.Timeout>();
   private readonly terminalRetentionMs: number;
   private readonly idempotency: IdempotencyCache;
-  readonly events$: Observable<OrderEvent> = this.published.asObservable();
+  readonly events$: Observable<OrderEvent> = this.published.observable;
 
   constructor(opts: InMemoryOrderStoreOptions = {}) {
     super();
