@@ -15,21 +15,27 @@ function script(feed: {
   const a: (number | 'complete')[] = [];
   const b: (number | 'complete')[] = [];
   const c: (number | 'complete')[] = [];
+  const d: (number | 'complete')[] = [];
   const late: (number | 'complete')[] = [];
   feed.next(0);
   const subA = record(feed.observable, a);
   let subC: Subscription | undefined;
-  // B unsubscribes A and subscribes C while a value is being delivered.
+  // While a value is being delivered, B unsubscribes D (not yet given it) and subscribes
+  // C (given values from the next one on); at the next value it unsubscribes A (already
+  // given it).
   const subB = feed.observable.subscribe({
     next: (v) => {
       b.push(v);
       if (v === 2) {
-        subA.unsubscribe();
+        subD.unsubscribe();
         subC = record(feed.observable, c);
       }
+      if (v === 3) subA.unsubscribe();
     },
     complete: () => b.push('complete'),
   });
+  // Subscribed after B, so B runs first; B only calls it from the second value on.
+  const subD = record(feed.observable, d);
   feed.next(1);
   feed.next(2);
   feed.next(3);
@@ -39,7 +45,7 @@ function script(feed: {
   feed.complete();
   record(feed.observable, late);
   subC?.unsubscribe();
-  return [a, b, c, late];
+  return [a, b, c, d, late];
 }
 
 describe('EventFeed', () => {
@@ -53,7 +59,7 @@ describe('EventFeed', () => {
     const feed = new EventFeed<number>();
     expect(script(feed)).toEqual(expected);
     // And what that is, spelled out.
-    expect(expected).toEqual([[1, 2], [1, 2, 3], [3, 4, 'complete'], ['complete']]);
+    expect(expected).toEqual([[1, 2, 3], [1, 2, 3], [3, 4, 'complete'], [1], ['complete']]);
   });
 
   it('keeps delivering to the others when one subscriber throws', () => {
