@@ -1,6 +1,7 @@
 export * from './bus-options';
 export * from './bus-stats';
 export * from './bounded-queue';
+export * from './event-feed';
 export * from './delivery-sink';
 export * from './replay-ring';
 export * from './order-store';

@@ -23,6 +23,7 @@ import {
   type TrackingUpdated,
 } from '@app/contracts';
 import {
+  EventFeed,
   OrderStore,
   replayOf,
   replayTrackingOf,
@@ -96,9 +97,10 @@ type FeedState = 'down' | 'syncing' | 'live';
  * change them) and come back, as strings, in the snapshot.
  */
 export class RedisOrderStore extends OrderStore {
-  private readonly published = new Subject<OrderEvent>();
+  /** One event per message from Redis: a feed with no allocation per value (EventFeed). */
+  private readonly published = new EventFeed<OrderEvent>();
   private readonly resyncs = new Subject<StoreResync>();
-  readonly events$: Observable<OrderEvent> = this.published.asObservable();
+  readonly events$: Observable<OrderEvent> = this.published.observable;
   readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
 
   readonly options: ResolvedRedisStoreOptions;
