@@ -14,6 +14,7 @@ import {
 } from '@app/contracts';
 import { OverflowPolicy, type EventBusOptions } from './bus-options';
 import { OrderEventBus } from './event-bus';
+import { OrderState } from './order-state';
 import { Subscriber } from './subscriber';
 import { ControlledStore, event, flush, RecordingSink } from './testing/bus-fixtures';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
@@ -127,6 +128,32 @@ describe('OrderEventBus', () => {
       },
       PROPERTY_TEST_TIMEOUT_MS,
     );
+
+    it('opens at or behind the newest event without building a snapshot; a reset still has one', async () => {
+      // A long-poll opens a subscription for every answer, right after a new event: the
+      // open reads the order's seq, and builds the snapshot only for a reset.
+      publish('o', 3, OrderStatus.Created);
+      const built = jest.spyOn(OrderState.prototype, 'snapshot');
+      try {
+        const atNewest = new RecordingSink();
+        const behind = new RecordingSink();
+        await bus.open('o', 3, atNewest);
+        await bus.open('o', 1, behind);
+        expect(built).not.toHaveBeenCalled();
+        expect(behind.seqs).toEqual([2, 3]);
+        publish('o', 1, OrderStatus.Delivered);
+        expect(atNewest.seqs).toEqual([4]);
+        expect(atNewest.ends).toEqual([StreamEndReason.Completed]);
+
+        const ahead = new RecordingSink();
+        await bus.open('o', 9, ahead);
+        expect(built).toHaveBeenCalled();
+        expect(resetOf(ahead.items[0]).snapshot).toMatchObject({ lastSeq: 4, status: 'delivered' });
+        expect(ahead.ends).toEqual([StreamEndReason.Completed]);
+      } finally {
+        built.mockRestore();
+      }
+    });
 
     it('afterSeq equal to the last seq delivers nothing until the next event', async () => {
       publish('o', 3);

@@ -1,5 +1,6 @@
 import { ErrorCode, GatewayError, OrderStatus, type OrderEvent } from '@app/contracts';
 import { InMemoryOrderStore } from './in-memory-order-store';
+import { OrderState } from './order-state';
 import { describeEventModel } from './testing/event-model.store-spec';
 
 describe('InMemoryOrderStore', () => {
@@ -33,6 +34,18 @@ describe('InMemoryOrderStore', () => {
     expect(await store.getSnapshot('c')).toBeUndefined();
     expect(store.orderCount).toBe(2);
     expect(await store.readHistory('c', 0)).toBeUndefined();
+  });
+
+  it('answers the owner from the order state without building a snapshot', async () => {
+    store.publishSync({ orderId: 'a', status: OrderStatus.Created, ownerId: 'alice' });
+    store.publishSync({ orderId: 'a', status: OrderStatus.Shipped });
+    const built = jest.spyOn(OrderState.prototype, 'snapshot');
+    try {
+      expect((await store.getOwnership('a'))?.ownerId).toBe('alice');
+      expect(built).not.toHaveBeenCalled();
+    } finally {
+      built.mockRestore();
+    }
   });
 
   it('keeps each order its last historySize events for resumes', async () => {

@@ -19,7 +19,12 @@ import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from './bus-options';
 import { EventFeed } from './event-feed';
 import { IdempotencyCache } from './idempotency-cache';
 import { OrderState } from './order-state';
-import { OrderStore, type PublishCommand, type TrackingCommand } from './order-store';
+import {
+  OrderStore,
+  type OrderOwnership,
+  type PublishCommand,
+  type TrackingCommand,
+} from './order-store';
 import { replayOf, replayTrackingOf } from './publish-replay';
 import { ReplayRing } from './replay-ring';
 
@@ -158,6 +163,11 @@ export class InMemoryOrderStore extends OrderStore {
 
   getSnapshotSync(orderId: string): OrderSnapshot | undefined {
     return this.states.get(orderId)?.snapshot();
+  }
+
+  /** The order's state itself: it carries the owner, and nothing is built to answer. */
+  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    return this.states.get(orderId);
   }
 
   async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {

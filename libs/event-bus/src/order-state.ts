@@ -35,7 +35,7 @@ export class OrderState {
    */
   constructor(
     base?: OrderSnapshot,
-    private readonly ownerId?: string,
+    readonly ownerId?: string,
   ) {
     this.built = base;
   }

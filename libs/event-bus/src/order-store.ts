@@ -67,6 +67,11 @@ export interface TrackingCommand {
   readonly idempotencyKey?: string;
 }
 
+/** The part of an order the read check needs (`OrderSnapshot` has it). */
+export interface OrderOwnership {
+  readonly ownerId?: string;
+}
+
 /**
  * Where events are made and kept: assigns each order's next seq atomically, enforces the
  * life cycle and announces every published event on `events$`. The bus feeds from
@@ -111,6 +116,16 @@ export abstract class OrderStore {
 
   /** The order's current state, or undefined when it does not exist (or was evicted). */
   abstract getSnapshot(orderId: string): Promise<OrderSnapshot | undefined>;
+
+  /**
+   * Who owns the order, for the read check on every subscribe and every poll: its
+   * `ownerId` (undefined for an order without an owner), or undefined when the order does
+   * not exist. This default reads the snapshot; the in-process store answers from the
+   * order's state without building one (a long-poll asks once per answer).
+   */
+  async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    return this.getSnapshot(orderId);
+  }
 
   /**
    * Events with seq > afterSeq from the store's own history, for resumes the bus's local

@@ -12,7 +12,7 @@ import {
   type ReleaseSlot,
 } from '@app/auth';
 import type { OrderSnapshot } from '@app/contracts';
-import { OrderStore } from '@app/event-bus';
+import { OrderStore, type OrderOwnership } from '@app/event-bus';
 import { MetricsService } from '../ops/metrics.service';
 
 /**
@@ -102,9 +102,27 @@ export class AuthService {
       // Before the lookup: a token that may read nothing learns nothing about which ids exist.
       assertMayRead(principal);
       const snapshot = await this.store.getSnapshot(orderId);
-      if (snapshot === undefined) throw orderNotFound(orderId, false);
-      authorizeRead(principal, orderId, snapshot.ownerId);
+      mayReadOrder(principal, orderId, snapshot);
       return snapshot;
+    } catch (err) {
+      this.recordFailure(transport, err);
+      throw err;
+    }
+  }
+
+  /**
+   * `authorizeRead` for opening a stream or answering a poll, which need the verdict
+   * only: the store is asked for the owner, not the snapshot (the in-process store then
+   * builds nothing, once per long-poll answer).
+   */
+  async authorizeSubscribe(
+    principal: Principal,
+    orderId: string,
+    transport: string,
+  ): Promise<void> {
+    try {
+      assertMayRead(principal);
+      mayReadOrder(principal, orderId, await this.store.getOwnership(orderId));
     } catch (err) {
       this.recordFailure(transport, err);
       throw err;
@@ -130,4 +148,14 @@ export class AuthService {
   acquireConnection(principal: Principal): ReleaseSlot | Promise<ReleaseSlot> {
     return this.limiter.acquire(principal.subject);
   }
+}
+
+/** The read check once the order is looked up (`undefined`: it does not exist). */
+function mayReadOrder<T extends OrderOwnership>(
+  principal: Principal,
+  orderId: string,
+  order: T | undefined,
+): asserts order is T {
+  if (order === undefined) throw orderNotFound(orderId, false);
+  authorizeRead(principal, orderId, order.ownerId);
 }

@@ -60,7 +60,7 @@ export class StreamConnections {
     return this.lifecycle({
       transport: spec.transport,
       port: spec.port,
-      authorize: () => this.auth.authorizeRead(spec.principal, spec.orderId, spec.transport),
+      authorize: () => this.auth.authorizeSubscribe(spec.principal, spec.orderId, spec.transport),
       acquireSlot: () => this.auth.acquireConnection(spec.principal),
       open: (ctx) => spec.open(ctx),
     });

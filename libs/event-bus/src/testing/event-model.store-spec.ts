@@ -76,6 +76,23 @@ export function describeEventModel(make: () => Promise<StoreUnderTest>): void {
     expect(await store.readHistory(id, 0)).toEqual([created, paid, shippedEvent]);
   });
 
+  it("answers an order's owner as its snapshot does, and nothing for an unknown order", async () => {
+    const owned = orderId();
+    const ownerless = orderId();
+    await store.publish({ orderId: owned, status: OrderStatus.Created, ownerId: 'alice' });
+    await shipped(ownerless);
+    // After a tracking update too: the owner comes from the creation, not the newest event.
+    await store.publish({ orderId: owned, status: OrderStatus.Shipped });
+    await store.publishTracking({ orderId: owned, location: HERE, etaMs: ETA });
+    const ownership = await store.getOwnership(owned);
+    expect(ownership?.ownerId).toBe('alice');
+    expect(ownership?.ownerId).toBe((await store.getSnapshot(owned))?.ownerId);
+    const none = await store.getOwnership(ownerless);
+    expect(none).toBeDefined();
+    expect(none?.ownerId).toBeUndefined();
+    expect(await store.getOwnership(orderId())).toBeUndefined();
+  });
+
   it('refuses a repeated status with FailedPrecondition and publishes nothing', async () => {
     const id = orderId();
     await store.publish({ orderId: id, status: OrderStatus.Created });

@@ -84,7 +84,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
         this.config.limits.subscriptionsPerSocket,
         async (orderId) => {
           assertNotExpired(principal);
-          await this.auth.authorizeRead(principal, orderId, 'ws');
+          await this.auth.authorizeSubscribe(principal, orderId, 'ws');
         },
       );
     } catch (err) {
