@@ -6,6 +6,7 @@ import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
 import { bareServerCommand } from './bare/bare-command';
+import { floorServerCommand } from './floor/floor-command';
 import { runPerProcess } from './isolate/per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
@@ -84,13 +85,21 @@ export interface SuiteOptions {
   readonly aborted?: () => boolean;
 }
 
-/** Launches the service, or a bare server (`--server bare`, the overhead scenario's bare runs). */
+/**
+ * Launches the service, or a bare server (`--server bare`, the overhead scenario's bare
+ * runs), or the framework floor (the overhead scenario's long-poll floor runs).
+ */
 function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?: string) {
   let started = 0;
   return (run: TransportRun, opts: { inspect: boolean }): Promise<RunningService> => {
     const kind = run.server ?? server;
     if (kind === 'nchan') return launchNchan();
-    const command = kind === 'bare' ? bareServerCommand(run.transport) : undefined;
+    const command =
+      kind === 'bare'
+        ? bareServerCommand(run.transport)
+        : kind === 'floor'
+          ? floorServerCommand()
+          : undefined;
     // One profile per started server, named after the run it serves (node writes it at exit).
     const name = [
       String(++started).padStart(3, '0'),

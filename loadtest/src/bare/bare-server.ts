@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { createSecureServer, type Http2ServerRequest } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { getHeapStatistics } from 'node:v8';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { generate } from 'selfsigned';
 import { Server as IoServer } from 'socket.io';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
+import { adminAnswer, holdPoll, metricsText, nameOf, orderBody, pollBody } from './bare-api';
 import { isTracking, OrderLog, type BareEvent } from './order-log';
 
 /**
@@ -16,7 +16,6 @@ import { isTracking, OrderLog, type BareEvent } from './order-log';
  * load test's own tests as a stand-in service.
  */
 const log = new OrderLog();
-const MAX_WAIT_S = 30;
 const PROTO_STATUS: Record<string, number> = {
   created: 1,
   paid: 2,
@@ -48,9 +47,6 @@ async function readBody(req: Req): Promise<Record<string, unknown>> {
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
-/** The event's name on the JSON transports, as the service names it. */
-const nameOf = (e: BareEvent): 'status' | 'tracking' => (isTracking(e) ? 'tracking' : 'status');
-
 const frame = (e: BareEvent): string =>
   `id: ${e.seq}\nevent: ${nameOf(e)}\ndata: ${JSON.stringify(e)}\n\n`;
 
@@ -67,33 +63,12 @@ function sse(req: Req, res: Res, orderId: string, after: number): void {
 }
 
 function longPoll(req: Req, res: Res, orderId: string, after: number, waitS: number): void {
-  const send = (events: BareEvent[]): void =>
-    json(res, 200, {
-      orderId,
-      events: events.map((e) => ({ type: nameOf(e), ...e })),
-      next: events.length ? events[events.length - 1].seq : after,
-      completed: false,
-    });
-  const ready = log.after(orderId, after);
-  if (ready.length > 0 || waitS <= 0) return send(ready);
-  const timer = setTimeout(
-    () => {
-      off();
-      res.writeHead(204);
-      res.end();
-    },
-    Math.min(waitS, MAX_WAIT_S) * 1000,
-  );
-  const off = log.listen(orderId, () => {
-    clearTimeout(timer);
-    off();
-    // Answer on the next turn so events published in the same tick share one response.
-    setImmediate(() => send(log.after(orderId, after)));
+  const cancel = holdPoll(log, orderId, after, waitS, (events) => {
+    if (events !== undefined) return json(res, 200, pollBody(orderId, after, events));
+    res.writeHead(204);
+    res.end();
   });
-  req.on('close', () => {
-    clearTimeout(timer);
-    off();
-  });
+  req.on('close', cancel);
 }
 
 async function handle(req: Req, res: Res): Promise<void> {
@@ -111,45 +86,23 @@ async function handle(req: Req, res: Res): Promise<void> {
     if (m[2] === '/stream') return sse(req, res, orderId, after);
     if (m[2] === '/events')
       return longPoll(req, res, orderId, after, Number(url.searchParams.get('wait') ?? 30));
-    const last = order.events[order.events.length - 1];
-    return json(res, 200, {
-      orderId,
-      status: last.status,
-      lastSeq: order.lastSeq,
-      updatedAtUs: last.publishedAtUs,
-    });
+    return json(res, 200, orderBody(log, orderId));
   }
-  if (p === '/v1/admin/simulator' && req.method === 'PUT') {
-    const b = await readBody(req);
-    log.prepare(
-      Number(b.orders),
-      Number(b.ratePerOrder),
-      Number(b.paddingBytes ?? 0),
-      typeof b.prefix === 'string' ? b.prefix : 'sim',
-    );
-    if (b.autoStart !== false) log.start();
-    return json(res, 200, status());
-  }
-  if (p === '/v1/admin/simulator/start') return (log.start(), json(res, 200, status()));
-  if (p === '/v1/admin/simulator/stop') return (log.stop(), json(res, 200, status()));
-  if (p === '/v1/admin/simulator') return json(res, 200, status());
+  const admin = adminAnswer(
+    log,
+    req.method ?? 'GET',
+    p,
+    req.method === 'PUT' ? await readBody(req) : {},
+  );
+  if (admin !== undefined) return json(res, 200, admin);
   if (p === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain' });
-    // The allocation total as the service reports it (Node 26+), for the load test's
-    // heap bytes per delivery; written without the service's code, like all of this server.
-    const allocated = (getHeapStatistics() as { total_allocated_bytes?: unknown })
-      .total_allocated_bytes;
-    return void res.end(
-      `process_resident_memory_bytes ${process.memoryUsage.rss()}\n` +
-        (typeof allocated === 'number' ? `nodejs_heap_allocated_bytes_total ${allocated}\n` : ''),
-    );
+    return void res.end(metricsText());
   }
   json(res, 404, { code: 'not_found' });
 }
 
 type ServerResponseLike = Res;
-
-const status = (): object => ({ state: log.state, published: log.published, failed: 0 });
 
 function onRequest(req: Req, res: ServerResponseLike): void {
   handle(req, res).catch(() => json(res, 400, { code: 'bad_request' }));

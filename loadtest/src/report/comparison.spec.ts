@@ -3,7 +3,7 @@ import { comparisonTable, serverComparisons } from './comparison';
 
 /** Only the fields serverComparisons reads. */
 function run(
-  server: 'nest' | 'bare' | 'nchan',
+  server: 'nest' | 'bare' | 'floor' | 'nchan',
   round: number,
   cpuMsPer1kEvents: number,
   heapBytesPerEvent?: number | null,
@@ -42,6 +42,37 @@ describe('serverComparisons', () => {
     expect(c.overBarePerRound).toEqual([1.2, 1.2, 1.2, 1.2, 1.5]);
     expect(c.overBarePaired).toBe(1.2);
     expect(comparisonTable([c])[2]).toContain('| 1.5 | 1.2 (1.2 / 1.2 / 1.2 / 1.2 / 1.5) |');
+  });
+
+  it('splits long-poll over bare Node into the framework floor over bare and the service over the floor', () => {
+    // Per round: floor 1.2x bare, service 1.25x floor; round 2 ran on a slower host.
+    const lp = (...args: Parameters<typeof run>): RunResult => ({
+      ...run(...args),
+      transport: 'longpoll',
+    });
+    const runs = [
+      lp('nest', 1, 150),
+      lp('bare', 1, 100),
+      lp('floor', 1, 120),
+      lp('nest', 2, 300),
+      lp('bare', 2, 200),
+      lp('floor', 2, 240),
+      lp('nest', 3, 165),
+      lp('bare', 3, 110),
+      lp('floor', 3, 120, 9000),
+    ];
+    const [c] = serverComparisons(runs);
+    expect(c.rounds.floor).toEqual([120, 240, 120]);
+    expect(c.overBarePaired).toBe(1.5);
+    expect(c.overFloorPaired).toBe(1.25);
+    expect(c.floorOverBarePaired).toBe(1.2);
+    const row = comparisonTable([c])[2];
+    expect(row).toContain('| 150 / 300 / 165 | 100 / 200 / 110 | 120 / 240 / 120 | - |');
+    expect(row).toContain('| <= 1.25 | 1.25 / 1.2 |');
+    // Without a floor (the streamed transports) the column stays empty.
+    const [sse] = serverComparisons(runs.filter((r) => r.server !== 'floor'));
+    expect(sse.overFloorPaired).toBeUndefined();
+    expect(comparisonTable([sse])[2]).toContain('| <= 1.25 | - |');
   });
 
   it('pairs by round, leaving out a round where one server has no figure', () => {

@@ -37,6 +37,13 @@ export interface ServerComparison {
   readonly overBarePerRound: number[];
   readonly overBarePaired: number | undefined;
   /**
+   * Long-poll: service over the framework floor, and the floor over bare Node, each the
+   * median of the per-round ratios: what the service adds to NestJS on Fastify, and what
+   * the framework adds to Node.
+   */
+  readonly overFloorPaired: number | undefined;
+  readonly floorOverBarePaired: number | undefined;
+  /**
    * Heap bytes allocated per delivery, median of the rounds, per server (Node 26+; none
    * where the runtime does not report it, and never for Nchan), and service over bare.
    * It does not drift with the host's speed as CPU time does.
@@ -89,7 +96,9 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
     }
     const ratio = (a?: number, b?: number): number | undefined =>
       a !== undefined && b !== undefined && b > 0 ? round2(a / b) : undefined;
-    const perRound = pairedRatios(byRound);
+    const perRound = pairedRatios(byRound, 'nest', 'bare');
+    const pairedMedian = (ratios: number[]): number | undefined =>
+      ratios.length > 0 ? round2(median(ratios)) : undefined;
     const heapBytes: Partial<Record<ServerKind, number>> = {};
     for (const [server, values] of Object.entries(heapRounds) as [ServerKind, number[]][]) {
       heapBytes[server] = Math.round(median(values));
@@ -104,7 +113,9 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
       overBare: ratio(medians.nest, medians.bare),
       overNchan: ratio(medians.nest, medians.nchan),
       overBarePerRound: perRound,
-      overBarePaired: perRound.length > 0 ? round2(median(perRound)) : undefined,
+      overBarePaired: pairedMedian(perRound),
+      overFloorPaired: pairedMedian(pairedRatios(byRound, 'nest', 'floor')),
+      floorOverBarePaired: pairedMedian(pairedRatios(byRound, 'floor', 'bare')),
       heapBytes,
       heapOverBare: ratio(heapBytes.nest, heapBytes.bare),
       target: OVER_BARE_TARGETS[first.transport],
@@ -116,11 +127,19 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
   return out;
 }
 
-/** Service over bare in each round where both have a figure, in round order. */
-function pairedRatios(byRound: ReadonlyMap<number, Partial<Record<ServerKind, number>>>): number[] {
+/** Server `a` over server `b` in each round where both have a figure, in round order. */
+function pairedRatios(
+  byRound: ReadonlyMap<number, Partial<Record<ServerKind, number>>>,
+  a: ServerKind,
+  b: ServerKind,
+): number[] {
   return [...byRound.entries()]
-    .sort(([a], [b]) => a - b)
-    .flatMap(([, s]) => (s.nest !== undefined && s.bare ? [round2(s.nest / s.bare)] : []));
+    .sort(([x], [y]) => x - y)
+    .flatMap(([, s]) => {
+      const over = s[a];
+      const under = s[b];
+      return over !== undefined && under ? [round2(over / under)] : [];
+    });
 }
 
 const fmt = (values: number[] | undefined): string =>
@@ -135,19 +154,25 @@ const heap = (c: ServerComparison): string =>
   c.heapBytes.nest === undefined && c.heapBytes.bare === undefined
     ? '-'
     : `${c.heapBytes.nest ?? '-'} / ${c.heapBytes.bare ?? '-'}` +
-      (c.heapOverBare !== undefined ? ` (${c.heapOverBare})` : '');
+      (c.heapOverBare !== undefined ? ` (${c.heapOverBare})` : '') +
+      (c.heapBytes.floor !== undefined ? `; floor ${c.heapBytes.floor}` : '');
+
+const floor = (c: ServerComparison): string =>
+  c.overFloorPaired === undefined && c.floorOverBarePaired === undefined
+    ? '-'
+    : `${c.overFloorPaired ?? '-'} / ${c.floorOverBarePaired ?? '-'}`;
 
 /** Markdown: one row per group, the rounds and medians of each server, the ratios. */
 export function comparisonTable(rows: readonly ServerComparison[]): string[] {
   if (rows.length === 0) return [];
   return [
-    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nest floor | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / floor, floor / bare (per round) | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (c) =>
         `| ${c.scenario} | ${c.transport} | ${c.subscribers} | ${c.orders ?? '1 each'} | ` +
-        `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.nchan)} | ` +
-        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${c.overNchan ?? '-'} | ${heap(c)} | ` +
+        `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.floor)} | ${fmt(c.rounds.nchan)} | ` +
+        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${floor(c)} | ${c.overNchan ?? '-'} | ${heap(c)} | ` +
         `${c.saturated} / ${c.busy} of ${c.runs} |`,
     ),
     '',

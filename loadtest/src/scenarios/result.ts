@@ -10,7 +10,7 @@ export interface RunResult {
   /** Distinguishes runs of one scenario (e.g. "10 ev/s", "browser headers", "step 500"). */
   readonly variant: string;
   readonly transport: TransportName;
-  /** 'nest' = the service; 'bare' = the bare Node server; 'nchan' = nginx + Nchan. */
+  /** Which server the run drove (see ServerKind). */
   readonly server: ServerKind;
   readonly settings: RunSettingsRecord;
   readonly ok: boolean;

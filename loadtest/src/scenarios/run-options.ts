@@ -5,7 +5,12 @@ import type { RunningService } from '../service/launcher';
  * The server a run drives: the service, the bare Node server (same wire format, no
  * framework), or Nchan (nginx's pub/sub module, an outside peer in C).
  */
-export type ServerKind = 'nest' | 'bare' | 'nchan';
+/**
+ * 'nest': the service; 'bare': the bare Node server (loadtest/src/bare); 'floor': the bare
+ * server's long-poll on NestJS + Fastify with nothing of the service (loadtest/src/floor);
+ * 'nchan': nginx + Nchan.
+ */
+export type ServerKind = 'nest' | 'bare' | 'floor' | 'nchan';
 
 /** Everything one transport run needs; scenarios build these, the CLI supplies defaults. */
 /** Where a subscriber connects when a run spreads them (cluster: each instance, or nginx). */

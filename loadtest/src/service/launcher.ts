@@ -59,7 +59,8 @@ export interface RunningService extends ServiceEndpoints {
   /**
    * The demo token the service printed in its start-up banner (demo mode: tokens signed
    * with the public demo secret; it reads any order and may drive the simulator). Used
-   * when no --token is given. Undefined for a bare server or a configured secret.
+   * when no --token is given; for the framework floor, the token its listening line names.
+   * Undefined for a bare server or a configured secret.
    */
   readonly token: string | undefined;
   readonly pinned: boolean;
@@ -156,6 +157,8 @@ interface ListeningLine {
   https: number;
   grpc: number;
   pid: number;
+  /** The token a server started by `command` accepts (the framework floor's guard). */
+  token?: string;
 }
 
 function parseListening(line: string): ListeningLine | undefined {
@@ -287,7 +290,7 @@ export async function launchService(options: LaunchOptions = {}): Promise<Runnin
     // taskset execs node, so the child's pid is the service's; the line confirms it.
     pid: listening.pid ?? child.pid,
     inspectorUrl,
-    token,
+    token: token ?? listening.token,
     pinned,
     stop,
     exitInfo: () => exit,

@@ -1,0 +1,114 @@
+import { getHeapStatistics } from 'node:v8';
+import { isTracking, type BareEvent, type OrderLog } from './order-log';
+
+/**
+ * What the bare server and the framework floor answer alike: the long-poll body and its
+ * wait, an order's state, the admin API the load test drives and the /metrics lines it
+ * reads. Plain functions over an OrderLog, so the two servers differ only in what serves
+ * the HTTP requests (node:http directly, or NestJS on Fastify).
+ */
+
+/** The longest hold either server grants (the service caps its own by configuration). */
+export const MAX_WAIT_S = 30;
+
+/** The event's name on the JSON transports, as the service names it. */
+export const nameOf = (e: BareEvent): 'status' | 'tracking' =>
+  isTracking(e) ? 'tracking' : 'status';
+
+/** A long-poll answer with `events`, the service's body shape. */
+export function pollBody(orderId: string, after: number, events: readonly BareEvent[]): object {
+  return {
+    orderId,
+    events: events.map((e) => ({ type: nameOf(e), ...e })),
+    next: events.length ? events[events.length - 1].seq : after,
+    completed: false,
+  };
+}
+
+/**
+ * Holds a long-poll: `answer(events)` with what follows `after` as soon as there is
+ * any (on the next turn, so events published in the same tick share one answer), or
+ * `answer(undefined)` when `waitS` passes with nothing. Answers at once when something
+ * is already there or `waitS` is 0. Returns the cancel for a client that left.
+ */
+export function holdPoll(
+  log: OrderLog,
+  orderId: string,
+  after: number,
+  waitS: number,
+  answer: (events: BareEvent[] | undefined) => void,
+): () => void {
+  const ready = log.after(orderId, after);
+  if (ready.length > 0 || waitS <= 0) {
+    answer(ready);
+    return () => undefined;
+  }
+  const timer = setTimeout(
+    () => {
+      off();
+      answer(undefined);
+    },
+    Math.min(waitS, MAX_WAIT_S) * 1000,
+  );
+  const off = log.listen(orderId, () => {
+    clearTimeout(timer);
+    off();
+    setImmediate(() => answer(log.after(orderId, after)));
+  });
+  return () => {
+    clearTimeout(timer);
+    off();
+  };
+}
+
+/** `GET /v1/orders/:orderId`: the order's state, or undefined for an unknown order. */
+export function orderBody(log: OrderLog, orderId: string): object | undefined {
+  const order = log.get(orderId);
+  if (!order) return undefined;
+  const last = order.events[order.events.length - 1];
+  return { orderId, status: last.status, lastSeq: order.lastSeq, updatedAtUs: last.publishedAtUs };
+}
+
+/** The simulator's state as the admin API reports it. */
+export const simulatorStatus = (log: OrderLog): object => ({
+  state: log.state,
+  published: log.published,
+  failed: 0,
+});
+
+/**
+ * The admin API (`/v1/admin/simulator`, `.../start`, `.../stop`): the simulator's status
+ * after the call, or undefined for a path that is not part of it.
+ */
+export function adminAnswer(
+  log: OrderLog,
+  method: string,
+  path: string,
+  body: Record<string, unknown>,
+): object | undefined {
+  if (path === '/v1/admin/simulator' && method === 'PUT') {
+    log.prepare(
+      Number(body.orders),
+      Number(body.ratePerOrder),
+      Number(body.paddingBytes ?? 0),
+      typeof body.prefix === 'string' ? body.prefix : 'sim',
+    );
+    if (body.autoStart !== false) log.start();
+  } else if (path === '/v1/admin/simulator/start') log.start();
+  else if (path === '/v1/admin/simulator/stop') log.stop();
+  else if (path !== '/v1/admin/simulator') return undefined;
+  return simulatorStatus(log);
+}
+
+/**
+ * The /metrics lines the load test reads: RSS, and V8's allocation total as the service
+ * reports it (Node 26+), for heap bytes per delivery; written without the service's code.
+ */
+export function metricsText(): string {
+  const allocated = (getHeapStatistics() as { total_allocated_bytes?: unknown })
+    .total_allocated_bytes;
+  return (
+    `process_resident_memory_bytes ${process.memoryUsage.rss()}\n` +
+    (typeof allocated === 'number' ? `nodejs_heap_allocated_bytes_total ${allocated}\n` : '')
+  );
+}
