@@ -6,7 +6,7 @@ import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
 import { bareServerCommand } from './bare/bare-command';
-import { floorServerCommand } from './floor/floor-command';
+import { fastifyFloorServerCommand, floorServerCommand } from './floor/floor-command';
 import { runPerProcess } from './isolate/per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
@@ -87,7 +87,7 @@ export interface SuiteOptions {
 
 /**
  * Launches the service, or a bare server (`--server bare`, the overhead scenario's bare
- * runs), or the framework floor (the overhead scenario's long-poll floor runs).
+ * runs), or a framework floor (the overhead scenario's long-poll floor runs).
  */
 function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?: string) {
   let started = 0;
@@ -99,7 +99,9 @@ function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?
         ? bareServerCommand(run.transport)
         : kind === 'floor'
           ? floorServerCommand()
-          : undefined;
+          : kind === 'fastify'
+            ? fastifyFloorServerCommand()
+            : undefined;
     // One profile per started server, named after the run it serves (node writes it at exit).
     const name = [
       String(++started).padStart(3, '0'),

@@ -1,21 +1,27 @@
 import { connect } from 'node:http2';
-import { floorServerCommand } from '../../loadtest/src/floor/floor-command';
+import {
+  fastifyFloorServerCommand,
+  floorServerCommand,
+} from '../../loadtest/src/floor/floor-command';
 import { AdminClient } from '../../loadtest/src/service/admin';
 import { launchService, type RunningService } from '../../loadtest/src/service/launcher';
 
 /**
- * The framework floor the overhead scenario runs beside the service and the bare server
- * for long-poll: started as the load test starts it, it names the token its guard takes,
- * refuses requests without it, and answers polls as the bare server does (the same body,
- * 204 when the wait passes) on its HTTP/1.1 port and over h2 on its TLS port.
+ * The framework floors the overhead scenario runs beside the service and the bare server
+ * for long-poll: each, started as the load test starts it, names the token its guard
+ * takes, refuses requests without it, and answers polls as the bare server does (the same
+ * body, 204 when the wait passes) on its HTTP/1.1 port and over h2 on its TLS port.
  */
-describe('load test framework floor (the bare long-poll on NestJS + Fastify)', () => {
+describe.each([
+  ['NestJS on Fastify', floorServerCommand],
+  ['Fastify alone', fastifyFloorServerCommand],
+])('load test framework floor: the bare long-poll on %s', (_name, command) => {
   jest.setTimeout(60_000);
   let floor: RunningService;
   let admin: AdminClient;
 
   beforeAll(async () => {
-    floor = await launchService({ command: floorServerCommand() });
+    floor = await launchService({ command: command() });
     admin = new AdminClient(floor, floor.token);
     await admin.prepare({ orders: 2, ratePerOrder: 20, prefix: 'floor' });
   });

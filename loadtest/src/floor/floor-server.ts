@@ -1,11 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import {
-  createSecureServer,
-  type Http2SecureServer,
-  type Http2ServerRequest,
-  type Http2ServerResponse,
-} from 'node:http2';
+import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import {
   Body,
@@ -28,7 +21,6 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { generate } from 'selfsigned';
 import {
   adminAnswer,
   holdPoll,
@@ -38,6 +30,7 @@ import {
   pollBody,
 } from '../bare/bare-api';
 import { OrderLog } from '../bare/order-log';
+import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-http';
 
 /**
  * The framework's floor for long-poll: the bare server's long-poll (the same OrderLog,
@@ -54,14 +47,12 @@ import { OrderLog } from '../bare/order-log';
  * token its guard accepts.
  */
 const log = new OrderLog();
-const TOKEN = randomBytes(16).toString('hex');
-const BEARER = `Bearer ${TOKEN}`;
 
 /** Deny unless the request carries this process's token. */
 class BearerGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (req.headers.authorization !== BEARER) throw new UnauthorizedException();
+    if (req.headers.authorization !== FLOOR_BEARER) throw new UnauthorizedException();
     return true;
   }
 }
@@ -133,44 +124,22 @@ class MetricsController {
 class FloorModule {}
 
 async function main(): Promise<void> {
-  const host = process.env.HOST ?? '127.0.0.1';
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048 });
-  let plain: Server | undefined;
+  const servers = await floorServers();
   const adapter = new FastifyAdapter<Http2SecureServer>({
     http2: true,
-    https: { allowHTTP1: true, key: pems.private, cert: pems.cert },
-    // Both servers run Fastify's handler, as the service's do (apps/.../http-servers.ts).
-    serverFactory: (handler: (req: Http2ServerRequest, res: Http2ServerResponse) => void) => {
-      plain = createServer({ keepAliveTimeout: 60_000 }, handler as unknown as RequestListener);
-      // TCP_NODELAY as the service sets it (Node's HTTP/2 secure server does not by default).
-      return createSecureServer(
-        { key: pems.private, cert: pems.cert, allowHTTP1: true, noDelay: true },
-        handler,
-      );
-    },
+    https: servers.https,
+    serverFactory: servers.serverFactory,
   });
   const app = await NestFactory.create<NestFastifyApplication>(FloorModule, adapter, {
     logger: false,
   });
-  await app.listen(Number(process.env.HTTPS_PORT ?? 0), host);
+  const { host, port } = floorListen();
+  await app.listen(port, host);
   const https = (app.getHttpServer().address() as AddressInfo).port;
-  const http1 = plain;
-  if (http1 === undefined) throw new Error('Fastify did not call serverFactory');
-  const http = await new Promise<number>((resolve) =>
-    http1.listen(Number(process.env.HTTP_PORT ?? 0), host, () =>
-      resolve((http1.address() as AddressInfo).port),
-    ),
-  );
-  process.stdout.write(
-    `${JSON.stringify({ event: 'listening', http, https, grpc: 0, pid: process.pid, token: TOKEN })}\n`,
-  );
-  const shutdown = (): void => {
+  await announceFloor(servers, https, async () => {
     log.stop();
-    http1.close();
-    void app.close().finally(() => process.exit(0));
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+    await app.close();
+  });
 }
 
 void main();

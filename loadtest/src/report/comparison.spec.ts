@@ -3,7 +3,7 @@ import { comparisonTable, serverComparisons } from './comparison';
 
 /** Only the fields serverComparisons reads. */
 function run(
-  server: 'nest' | 'bare' | 'floor' | 'nchan',
+  server: 'nest' | 'bare' | 'fastify' | 'floor' | 'nchan',
   round: number,
   cpuMsPer1kEvents: number,
   heapBytesPerEvent?: number | null,
@@ -44,35 +44,47 @@ describe('serverComparisons', () => {
     expect(comparisonTable([c])[2]).toContain('| 1.5 | 1.2 (1.2 / 1.2 / 1.2 / 1.2 / 1.5) |');
   });
 
-  it('splits long-poll over bare Node into the framework floor over bare and the service over the floor', () => {
-    // Per round: floor 1.2x bare, service 1.25x floor; round 2 ran on a slower host.
+  it('splits long-poll over bare Node into Fastify, Nest on Fastify and the service, per round', () => {
+    // Per round: Fastify 1.1x bare, Nest floor 1.2x Fastify, service 1.25x the Nest floor;
+    // round 2 ran on a host at half speed.
     const lp = (...args: Parameters<typeof run>): RunResult => ({
       ...run(...args),
       transport: 'longpoll',
     });
     const runs = [
-      lp('nest', 1, 150),
+      lp('nest', 1, 165),
       lp('bare', 1, 100),
-      lp('floor', 1, 120),
-      lp('nest', 2, 300),
+      lp('fastify', 1, 110),
+      lp('floor', 1, 132),
+      lp('nest', 2, 330),
       lp('bare', 2, 200),
-      lp('floor', 2, 240),
-      lp('nest', 3, 165),
-      lp('bare', 3, 110),
-      lp('floor', 3, 120, 9000),
+      lp('fastify', 2, 220),
+      lp('floor', 2, 264),
+      lp('nest', 3, 165, 24000),
+      lp('bare', 3, 100, 9000),
+      lp('fastify', 3, 110, 12000),
+      lp('floor', 3, 132, 17000),
     ];
     const [c] = serverComparisons(runs);
-    expect(c.rounds.floor).toEqual([120, 240, 120]);
-    expect(c.overBarePaired).toBe(1.5);
+    expect(c.rounds.floor).toEqual([132, 264, 132]);
+    expect(c.rounds.fastify).toEqual([110, 220, 110]);
+    expect(c.overBarePaired).toBe(1.65);
+    expect(c.fastifyOverBarePaired).toBe(1.1);
+    expect(c.floorOverFastifyPaired).toBe(1.2);
     expect(c.overFloorPaired).toBe(1.25);
-    expect(c.floorOverBarePaired).toBe(1.2);
+    expect(c.floorOverBarePaired).toBe(1.32);
     const row = comparisonTable([c])[2];
-    expect(row).toContain('| 150 / 300 / 165 | 100 / 200 / 110 | 120 / 240 / 120 | - |');
-    expect(row).toContain('| <= 1.25 | 1.25 / 1.2 |');
-    // Without a floor (the streamed transports) the column stays empty.
-    const [sse] = serverComparisons(runs.filter((r) => r.server !== 'floor'));
-    expect(sse.overFloorPaired).toBeUndefined();
-    expect(comparisonTable([sse])[2]).toContain('| <= 1.25 | - |');
+    expect(row).toContain(
+      '| 165 / 330 / 165 | 100 / 200 / 100 | 110 / 220 / 110 | 132 / 264 / 132 | - |',
+    );
+    expect(row).toContain('| <= 1.25 | 1.1, 1.2, 1.25; 1.32 |');
+    expect(row).toContain('24000 / 9000 (2.67); fastify 12000; nest floor 17000');
+    // Without the floors (the streamed transports) the column stays empty.
+    const [bareOnly] = serverComparisons(
+      runs.filter((r) => r.server === 'nest' || r.server === 'bare'),
+    );
+    expect(bareOnly.overFloorPaired).toBeUndefined();
+    expect(comparisonTable([bareOnly])[2]).toContain('| <= 1.25 | - |');
   });
 
   it('pairs by round, leaving out a round where one server has no figure', () => {

@@ -37,12 +37,15 @@ export interface ServerComparison {
   readonly overBarePerRound: number[];
   readonly overBarePaired: number | undefined;
   /**
-   * Long-poll: service over the framework floor, and the floor over bare Node, each the
-   * median of the per-round ratios: what the service adds to NestJS on Fastify, and what
-   * the framework adds to Node.
+   * Long-poll, each the median of the per-round ratios: service over the NestJS floor
+   * (what the service adds to NestJS on Fastify), the NestJS floor over bare Node (what
+   * the framework adds to Node), split into the Fastify floor over bare Node (Fastify)
+   * and the NestJS floor over the Fastify floor (Nest's router, guard and handler chain).
    */
   readonly overFloorPaired: number | undefined;
   readonly floorOverBarePaired: number | undefined;
+  readonly fastifyOverBarePaired: number | undefined;
+  readonly floorOverFastifyPaired: number | undefined;
   /**
    * Heap bytes allocated per delivery, median of the rounds, per server (Node 26+; none
    * where the runtime does not report it, and never for Nchan), and service over bare.
@@ -116,6 +119,8 @@ export function serverComparisons(runs: readonly RunResult[]): ServerComparison[
       overBarePaired: pairedMedian(perRound),
       overFloorPaired: pairedMedian(pairedRatios(byRound, 'nest', 'floor')),
       floorOverBarePaired: pairedMedian(pairedRatios(byRound, 'floor', 'bare')),
+      fastifyOverBarePaired: pairedMedian(pairedRatios(byRound, 'fastify', 'bare')),
+      floorOverFastifyPaired: pairedMedian(pairedRatios(byRound, 'floor', 'fastify')),
       heapBytes,
       heapOverBare: ratio(heapBytes.nest, heapBytes.bare),
       target: OVER_BARE_TARGETS[first.transport],
@@ -155,24 +160,28 @@ const heap = (c: ServerComparison): string =>
     ? '-'
     : `${c.heapBytes.nest ?? '-'} / ${c.heapBytes.bare ?? '-'}` +
       (c.heapOverBare !== undefined ? ` (${c.heapOverBare})` : '') +
-      (c.heapBytes.floor !== undefined ? `; floor ${c.heapBytes.floor}` : '');
+      (c.heapBytes.fastify !== undefined ? `; fastify ${c.heapBytes.fastify}` : '') +
+      (c.heapBytes.floor !== undefined ? `; nest floor ${c.heapBytes.floor}` : '');
 
-const floor = (c: ServerComparison): string =>
-  c.overFloorPaired === undefined && c.floorOverBarePaired === undefined
-    ? '-'
-    : `${c.overFloorPaired ?? '-'} / ${c.floorOverBarePaired ?? '-'}`;
+/** Fastify / bare, Nest floor / Fastify, service / Nest floor; Nest floor / bare ('-': none). */
+const floors = (c: ServerComparison): string => {
+  const chain = [c.fastifyOverBarePaired, c.floorOverFastifyPaired, c.overFloorPaired];
+  if (chain.every((v) => v === undefined) && c.floorOverBarePaired === undefined) return '-';
+  const show = (v: number | undefined): string => (v === undefined ? '-' : String(v));
+  return `${chain.map(show).join(', ')}; ${show(c.floorOverBarePaired)}`;
+};
 
 /** Markdown: one row per group, the rounds and medians of each server, the ratios. */
 export function comparisonTable(rows: readonly ServerComparison[]): string[] {
   if (rows.length === 0) return [];
   return [
-    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Nest floor | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | service / floor, floor / bare (per round) | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Fastify floor | Nest floor | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | per round: Fastify / bare, Nest floor / Fastify, service / Nest floor; Nest floor / bare | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (c) =>
         `| ${c.scenario} | ${c.transport} | ${c.subscribers} | ${c.orders ?? '1 each'} | ` +
-        `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.floor)} | ${fmt(c.rounds.nchan)} | ` +
-        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${floor(c)} | ${c.overNchan ?? '-'} | ${heap(c)} | ` +
+        `${fmt(c.rounds.nest)} | ${fmt(c.rounds.bare)} | ${fmt(c.rounds.fastify)} | ${fmt(c.rounds.floor)} | ${fmt(c.rounds.nchan)} | ` +
+        `${c.overBare ?? '-'} | ${paired(c)} | ${c.target !== undefined ? `<= ${c.target}` : '-'} | ${floors(c)} | ${c.overNchan ?? '-'} | ${heap(c)} | ` +
         `${c.saturated} / ${c.busy} of ${c.runs} |`,
     ),
     '',

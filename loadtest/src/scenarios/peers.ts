@@ -6,7 +6,8 @@ import type { RunContext, ServerKind } from './run-options';
 export const NCHAN_TRANSPORTS: readonly TransportName[] = ['sse', 'longpoll', 'ws'];
 
 /**
- * Where the overhead scenario runs the framework floor too: long-poll, where every answer
+ * Where the overhead scenario runs the framework floors too (Fastify alone, and NestJS on
+ * Fastify): long-poll, where every answer
  * is a request through the framework (a streamed event is a write on a response the
  * framework no longer sees). Broadcast does not: its question is the cost per delivery of
  * one event written many times, which the floor does not change.
@@ -18,7 +19,7 @@ let nchanChecked = false;
 
 /**
  * The servers a comparison runs for one transport: the service, the bare Node server, the
- * framework floor for overhead's long-poll, and Nchan where it serves that transport and
+ * framework floors for overhead's long-poll, and Nchan where it serves that transport and
  * is installed. A missing Nchan is said once per scenario and transport, with the reason,
  * and the run goes on without it.
  */
@@ -29,7 +30,7 @@ export function comparedServers(
 ): ServerKind[] {
   const servers: ServerKind[] =
     scenario === 'overhead' && FLOOR_TRANSPORTS.includes(transport)
-      ? ['nest', 'bare', 'floor']
+      ? ['nest', 'bare', 'fastify', 'floor']
       : ['nest', 'bare'];
   if (!NCHAN_TRANSPORTS.includes(transport)) return servers;
   if (!nchanChecked) {
@@ -46,6 +47,7 @@ export function comparedServers(
 export function serverLabel(server: ServerKind, transport: TransportName): string {
   if (server === 'bare') return 'bare node';
   if (server === 'floor') return 'nest floor';
+  if (server === 'fastify') return 'fastify floor';
   if (server === 'nchan') return transport === 'ws' ? 'nchan (raw websocket)' : 'nchan';
   return 'nest';
 }

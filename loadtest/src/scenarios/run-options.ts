@@ -6,11 +6,11 @@ import type { RunningService } from '../service/launcher';
  * framework), or Nchan (nginx's pub/sub module, an outside peer in C).
  */
 /**
- * 'nest': the service; 'bare': the bare Node server (loadtest/src/bare); 'floor': the bare
- * server's long-poll on NestJS + Fastify with nothing of the service (loadtest/src/floor);
- * 'nchan': nginx + Nchan.
+ * 'nest': the service; 'bare': the bare Node server (loadtest/src/bare); 'fastify' and
+ * 'floor': the bare server's long-poll on Fastify alone and on NestJS + Fastify, with
+ * nothing of the service (loadtest/src/floor); 'nchan': nginx + Nchan.
  */
-export type ServerKind = 'nest' | 'bare' | 'floor' | 'nchan';
+export type ServerKind = 'nest' | 'bare' | 'fastify' | 'floor' | 'nchan';
 
 /** Everything one transport run needs; scenarios build these, the CLI supplies defaults. */
 /** Where a subscriber connects when a run spreads them (cluster: each instance, or nginx). */
