@@ -39,12 +39,13 @@ import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-
  * bearer token, `@Param`/`@Query`, a handler that returns a promise of the body, Fastify's
  * own reply (serializer, content-length). No validation pipe, filters, interceptors, CORS,
  * security headers, logging, bus or connection bookkeeping, and nothing tuned. Run beside
- * the bare server and the service by the overhead scenario, it splits long-poll's cost
- * over bare Node into what the framework takes and what the service itself adds.
+ * the bare server, the Fastify floor (fastify-floor-server.ts) and the service by the
+ * overhead scenario, it splits long-poll's cost over bare Node into what Fastify takes,
+ * what Nest adds to it, and what the service itself adds.
  *
  * One Fastify instance serves a plain HTTP/1.1 port and a TLS port offering h2 (and
- * http/1.1), as the service's does. It prints the load test's "listening" line with the
- * token its guard accepts.
+ * http/1.1), as the service's does (floor-http.ts). It prints the load test's "listening"
+ * line with the token its guard accepts.
  */
 const log = new OrderLog();
 
