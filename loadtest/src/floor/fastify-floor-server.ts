@@ -1,16 +1,10 @@
 import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import {
-  adminAnswer,
-  holdPoll,
-  MAX_WAIT_S,
-  metricsText,
-  orderBody,
-  pollBody,
-} from '../bare/bare-api';
+import { adminAnswer, metricsText, orderBody } from '../bare/bare-api';
 import { OrderLog } from '../bare/order-log';
 import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-http';
+import { floorPoll } from './floor-poll';
 
 /**
  * The Fastify half of the framework floor: the same long-poll as the NestJS floor
@@ -45,22 +39,7 @@ async function main(): Promise<void> {
   app.get<PollRoute>('/v1/orders/:orderId/events', (req, reply) => {
     const { orderId } = req.params;
     if (log.get(orderId) === undefined) return reply.code(404).send({ statusCode: 404 });
-    const after = Number(req.query.after ?? 0);
-    return new Promise<object | undefined>((resolve) => {
-      const cancel = holdPoll(
-        log,
-        orderId,
-        after,
-        Number(req.query.wait ?? MAX_WAIT_S),
-        (events) => {
-          if (events !== undefined) return resolve(pollBody(orderId, after, events));
-          void reply.code(204);
-          resolve(undefined);
-        },
-      );
-      // The client left while the poll was held: stop waiting for it.
-      reply.raw.once('close', cancel);
-    });
+    return floorPoll(log, reply, orderId, req.query.after, req.query.wait);
   });
   app.get<PollRoute>('/v1/orders/:orderId', async (req, reply) => {
     const body = orderBody(log, req.params.orderId);

@@ -21,16 +21,10 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  adminAnswer,
-  holdPoll,
-  MAX_WAIT_S,
-  metricsText,
-  orderBody,
-  pollBody,
-} from '../bare/bare-api';
+import { adminAnswer, metricsText, orderBody } from '../bare/bare-api';
 import { OrderLog } from '../bare/order-log';
 import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-http';
+import { floorPoll } from './floor-poll';
 
 /**
  * The framework's floor for long-poll: the bare server's long-poll (the same OrderLog,
@@ -77,16 +71,7 @@ class OrdersController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object | undefined> {
     if (log.get(orderId) === undefined) throw new NotFoundException();
-    const afterSeq = Number(after ?? 0);
-    return new Promise((resolve) => {
-      const cancel = holdPoll(log, orderId, afterSeq, Number(wait ?? MAX_WAIT_S), (events) => {
-        if (events !== undefined) return resolve(pollBody(orderId, afterSeq, events));
-        void reply.status(204);
-        resolve(undefined);
-      });
-      // The client left while the poll was held: stop waiting for it.
-      reply.raw.once('close', cancel);
-    });
+    return floorPoll(log, reply, orderId, after, wait);
   }
 }
 
