@@ -11,8 +11,13 @@ import { waitFor } from '../support/wait-for';
 
 const { Paid } = OrderStatus;
 const KEY = 'retry-4f1c2b9e';
-/** Short, so the caller's 503 comes while the publish is still parked. */
-const COMMAND_TIMEOUT_MS = 300;
+/**
+ * The caller's 503 comes while the publish is parked, whatever this is (the trap holds it
+ * until the test releases or cuts it); the same timeout bounds the retries that must
+ * succeed, so it is not short: at 300 ms a stall of this process (GC, a busy CI core) made
+ * such a call time out before its answer was read (test/shared-auth/auth-state-resend).
+ */
+const COMMAND_TIMEOUT_MS = 2_000;
 /**
  * What the trap waits for: the publish script's SHA. A connection sends a script's text
  * the first time it runs it and the SHA after that; each test creates its order first,

@@ -12,8 +12,14 @@ import { CommandTrap } from '../idempotency/command-trap';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
-/** Short, so the caller's 503 comes while its command is still parked. */
-const COMMAND_TIMEOUT_MS = 300;
+/**
+ * The caller's 503 comes while its command is parked, whatever this is (the trap holds it
+ * until the test cuts the connection); the same timeout also bounds the retries that must
+ * succeed. At 300 ms a stall of this process longer than that (GC, a busy core: CI runs
+ * two suites side by side) made a retry time out before its answer was read; reproduced
+ * by blocking the loop for 400 ms after sending it.
+ */
+const COMMAND_TIMEOUT_MS = 2_000;
 const keys = authStateKeys('os');
 const alice: Principal = {
   subject: 'alice',
