@@ -175,7 +175,7 @@ const floors = (c: ServerComparison): string => {
 export function comparisonTable(rows: readonly ServerComparison[]): string[] {
   if (rows.length === 0) return [];
   return [
-    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Fastify floor | Nest floor | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | per round: Fastify / bare, Nest floor / Fastify, service / Nest floor; Nest floor / bare | service / Nchan | heap bytes / delivery: service / bare (ratio) | generator saturated / host busy |',
+    '| scenario | transport | subs | orders | service µs/delivery (rounds) | bare Node | Fastify floor | Nest floor | Nchan | service / bare (medians) | service / bare per round: median (rounds) | target | per round: Fastify / bare, Nest floor / Fastify, service / Nest floor; Nest floor / bare | service / Nchan | heap bytes / delivery: service / bare (ratio); floors | generator saturated / host busy |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (c) =>

@@ -7,10 +7,10 @@ export const NCHAN_TRANSPORTS: readonly TransportName[] = ['sse', 'longpoll', 'w
 
 /**
  * Where the overhead scenario runs the framework floors too (Fastify alone, and NestJS on
- * Fastify): long-poll, where every answer
- * is a request through the framework (a streamed event is a write on a response the
- * framework no longer sees). Broadcast does not: its question is the cost per delivery of
- * one event written many times, which the floor does not change.
+ * Fastify): long-poll, where every answer is a request through the framework (a streamed
+ * event is a write on a response the framework no longer sees). Broadcast does not: its
+ * question is the cost per delivery of one event written many times, which the floors do
+ * not change.
  */
 export const FLOOR_TRANSPORTS: readonly TransportName[] = ['longpoll', 'longpoll-h2'];
 

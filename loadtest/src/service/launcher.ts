@@ -59,7 +59,7 @@ export interface RunningService extends ServiceEndpoints {
   /**
    * The demo token the service printed in its start-up banner (demo mode: tokens signed
    * with the public demo secret; it reads any order and may drive the simulator). Used
-   * when no --token is given; for the framework floor, the token its listening line names.
+   * when no --token is given; for a framework floor, the token its listening line names.
    * Undefined for a bare server or a configured secret.
    */
   readonly token: string | undefined;
@@ -157,7 +157,7 @@ interface ListeningLine {
   https: number;
   grpc: number;
   pid: number;
-  /** The token a server started by `command` accepts (the framework floor's guard). */
+  /** The token a server started by `command` accepts (a framework floor's guard). */
   token?: string;
 }
 
