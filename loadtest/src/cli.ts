@@ -12,7 +12,7 @@ import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
-  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH]
+  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH] [--read-batch-ms MS]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
 function isExecutable(path: string): boolean {
@@ -56,6 +56,7 @@ export function parseCli(argv: readonly string[]):
       'cpu-prof': { type: 'string' },
       orders: { type: 'string' },
       rounds: { type: 'string' },
+      'read-batch-ms': { type: 'string' },
       node: { type: 'string' },
       tiny: { type: 'boolean' },
       server: { type: 'string' },
@@ -83,7 +84,11 @@ export function parseCli(argv: readonly string[]):
     warmupS: num('warmup', values.warmup, 0, 600),
     payloadBytes: num('payload', values.payload, 0, 1_048_576),
     rounds: num('rounds', values.rounds, 1, 20),
+    readBatchMs: num('read-batch-ms', values['read-batch-ms'], 0, 10_000),
   };
+  const batchMs = overrides.readBatchMs;
+  if (batchMs !== undefined && batchMs !== 0 && (!Number.isInteger(batchMs) || batchMs < 10))
+    errors.push(`--read-batch-ms must be 0 or a whole number from 10, got ${batchMs}`);
   if (values.orders !== undefined) {
     const orders = values.orders.split(',').map((k) => Number(k.trim()));
     if (orders.some((k) => !Number.isInteger(k) || k < 1 || k > 50_000))

@@ -8,12 +8,18 @@ import {
 import { NchanLongPollConnector, NchanWebSocketConnector } from '../nchan/nchan-connectors';
 import { SocketIoConnector } from './socketio-connector';
 import { SseConnector } from './sse-connector';
-import type { Connector, ConnectorOptions, TransportName } from './transport';
+import {
+  readsInBatches,
+  type Connector,
+  type ConnectorOptions,
+  type TransportName,
+} from './transport';
 
 /** Builds the connector of one transport; the ports may be a proxy's. */
 export function createConnector(transport: TransportName, o: ConnectorOptions): Connector {
   const profile = o.headers ?? 'bare';
   const h1 = (): Http1Getter => new Http1Getter(o.host, o.httpPort);
+  const batcher = readsInBatches(transport, o) ? o.readBatcher : undefined;
   const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
   if (o.peer === 'nchan') {
@@ -32,11 +38,16 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
         o.grpcTls,
       );
     case 'sse':
-      return new SseConnector(transport, h1(), profile, o.token);
+      return new SseConnector(
+        transport,
+        new Http1Getter(o.host, o.httpPort, batcher),
+        profile,
+        o.token,
+      );
     case 'sse-h2':
       return new SseConnector(transport, h2(), profile, o.token);
     case 'ws':
-      return new SocketIoConnector(`http://${o.host}:${o.httpPort}`, profile, o.token);
+      return new SocketIoConnector(`http://${o.host}:${o.httpPort}`, profile, o.token, batcher);
     case 'longpoll':
       return new LongPollConnector(transport, h1(), profile, o.token, longPoll);
     case 'longpoll-h2':

@@ -5,6 +5,7 @@ import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
 } from 'node:http2';
+import { batchedAgent, type ReadBatcher } from './read-batcher';
 
 export const DEFAULT_H2_STREAMS_PER_SESSION = 100;
 
@@ -37,14 +38,21 @@ function errorCode(err: unknown): string {
 /**
  * HTTP/1.1 with keep-alive: a poll reuses its socket for the next poll, and an SSE stream
  * holds one socket. No socket cap, since each subscriber stands for a separate browser.
+ * With a `batcher`, every response is read in batches (ReadBatcher) once its headers
+ * have arrived.
  */
 export class Http1Getter implements HttpGetter {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  private readonly agent: Agent;
 
   constructor(
     private readonly host: string,
     private readonly port: number,
-  ) {}
+    private readonly batcher?: ReadBatcher,
+  ) {
+    this.agent = batcher
+      ? batchedAgent()
+      : new Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  }
 
   get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
     let settled = false;
@@ -59,6 +67,8 @@ export class Http1Getter implements HttpGetter {
       response = res;
       res.setEncoding('utf8');
       handlers.onResponse(res.statusCode ?? 0, res.headers);
+      // Paused before its 'data' listener is added, so that listener does not resume it.
+      if (this.batcher && !settled) this.batcher.add(res);
       res.on('data', (text: string) => {
         if (!settled) handlers.onText(text);
       });

@@ -1,6 +1,9 @@
+import type { Agent } from 'node:http';
+import type { Socket as NetSocket } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { requestHeaders } from './headers';
 import { leanSocketIoParser } from './lean/lean-socketio-parser';
+import { batchedAgent, type ReadBatcher } from './read-batcher';
 import type { Connector, HeaderProfile, OpenStream, StreamHandlers } from './transport';
 import { toWireEvent, toWireReset, toWireSkipped } from './wire-types';
 
@@ -16,17 +19,23 @@ interface SubscribeAck {
  * socket.io-client on the websocket transport only (no polling upgrade dance), one
  * connection per subscriber (`forceNew`), namespace `/orders`. Reconnection is left to the
  * load test's subscriber so it can resume with `afterSeq` and time the reconnect itself.
+ * With a `batcher`, each socket's TCP connection is read in batches (ReadBatcher) once
+ * its subscription is acknowledged.
  */
 export class SocketIoConnector implements Connector {
   readonly transport = 'ws' as const;
   requests = 0;
   private readonly sockets = new Set<Socket>();
+  private readonly agent: Agent | undefined;
 
   constructor(
     private readonly url: string,
     private readonly profile: HeaderProfile,
     private readonly token: string | undefined,
-  ) {}
+    private readonly batcher?: ReadBatcher,
+  ) {
+    this.agent = batcher ? batchedAgent() : undefined;
+  }
 
   open(orderId: string, afterSeq: number, handlers: StreamHandlers): OpenStream {
     this.requests += 1;
@@ -40,6 +49,9 @@ export class SocketIoConnector implements Connector {
       reconnection: false,
       extraHeaders: headers,
       auth: this.token === undefined ? {} : { token: this.token },
+      // engine.io-client hands `agent` to ws for the upgrade request (typed there as a
+      // browser's string | boolean).
+      ...(this.agent ? { agent: this.agent as unknown as string } : {}),
     });
     this.sockets.add(socket);
     const finish = (fn: () => void): void => {
@@ -93,8 +105,11 @@ export class SocketIoConnector implements Connector {
         .emit('subscribe', { orderId, afterSeq }, (err: Error | null, ack: SubscribeAck) => {
           if (done) return;
           if (err) return finish(() => handlers.onError('ack_timeout'));
-          if (ack?.ok) handlers.onOpen();
-          else finish(() => handlers.onError(`nack:${ack?.error?.code ?? 'unknown'}`));
+          if (ack?.ok) {
+            handlers.onOpen();
+            const raw = rawSocket(socket);
+            if (this.batcher && raw) this.batcher.add(raw);
+          } else finish(() => handlers.onError(`nack:${ack?.error?.code ?? 'unknown'}`));
         });
     });
     return {
@@ -116,10 +131,10 @@ export class SocketIoConnector implements Connector {
   }
 }
 
-/** The net.Socket under socket.io -> engine.io -> ws, for the back-pressure scenario. */
-function rawSocket(socket: Socket): { pause(): void; resume(): void } | undefined {
+/** The net.Socket under socket.io -> engine.io -> ws (back-pressure, batched reads). */
+function rawSocket(socket: Socket): NetSocket | undefined {
   const engine = socket.io.engine as unknown as {
-    transport?: { ws?: { _socket?: { pause(): void; resume(): void } } };
+    transport?: { ws?: { _socket?: NetSocket } };
   };
   return engine.transport?.ws?._socket;
 }

@@ -18,7 +18,16 @@ export class RunMetrics {
   readonly reconnectMs: number[] = [];
   /** Events published before this instant (setup, replays) are not latency samples. */
   measureFromUs = Number.POSITIVE_INFINITY;
+  /** The measured window's end (publishing stopped). */
+  measureToUs = Number.POSITIVE_INFINITY;
   delivered = 0;
+  /**
+   * Events published inside the measured window, whenever they were read: what the
+   * server delivered in that window. Counted by publish time, not arrival, so that a
+   * subscriber reading in batches (ReadBatcher) adds neither the backlog it reads just
+   * after the window opens nor misses the one it reads after it closes.
+   */
+  deliveredInWindow = 0;
 }
 
 export interface SubscriberOptions {
@@ -128,6 +137,12 @@ export class Subscriber {
   private onEvent(e: WireEvent): void {
     if (!this.tracker.observe(e.seq)) return;
     this.metrics.delivered += 1;
+    if (
+      e.publishedAtUs >= this.metrics.measureFromUs &&
+      e.publishedAtUs < this.metrics.measureToUs
+    ) {
+      this.metrics.deliveredInWindow += 1;
+    }
     if (this.options.measureLatency !== false && e.publishedAtUs >= this.metrics.measureFromUs) {
       this.metrics.latency.recordUs(epochUs() - e.publishedAtUs);
     }

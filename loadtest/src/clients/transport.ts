@@ -1,3 +1,4 @@
+import type { ReadBatcher } from './read-batcher';
 import type { WireEvent, WireReset, WireSkipped } from './wire-types';
 
 export const TRANSPORTS = [
@@ -81,6 +82,17 @@ export interface ConnectorOptions {
   readonly peer?: 'nchan';
   /** Short-poll interval. @default 250 */
   readonly shortPollIntervalMs?: number;
+  /**
+   * Read every stream's socket in batches (ReadBatcher): SSE over HTTP/1.1 and socket.io;
+   * ignored by the others (an HTTP/2 session reads its socket itself, and a poll is read
+   * when it is answered). @default undefined, read as events arrive
+   */
+  readonly readBatcher?: ReadBatcher;
+}
+
+/** The transports whose connectors read in batches when given a ReadBatcher. */
+export function readsInBatches(transport: TransportName, o: { readonly peer?: 'nchan' }): boolean {
+  return o.peer === undefined && (transport === 'sse' || transport === 'ws');
 }
 
 /** Opens subscriptions for one transport; owns the connections it creates. */

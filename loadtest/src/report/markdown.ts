@@ -5,6 +5,20 @@ import type { Report } from './report-data';
 import { markdownTable } from './table';
 import { targetChecks } from './targets';
 
+/** Says which runs' unsampled subscribers read in batches (ReadBatcher), and how often. */
+export function readBatchNote(runs: readonly RunResult[]): string[] {
+  const batched = runs.filter((r) => r.settings.readBatchMs !== undefined);
+  if (batched.length === 0) return [];
+  const periods = [...new Set(batched.map((r) => r.settings.readBatchMs))].join(' / ');
+  const transports = [...new Set(batched.map((r) => r.transport))].join(', ');
+  return [
+    `Batched reads (${transports}): the subscribers whose latency was not sampled read their ` +
+      `sockets once every ${periods} ms; the server's writes are the same ` +
+      '(docs/loadtest-method.md, "Batched reads").',
+    '',
+  ];
+}
+
 /** The Markdown report: setup, one table per scenario, the articles' figures beside ours. */
 export function markdownReport(report: Report): string {
   const m = report.machine;
@@ -25,6 +39,7 @@ export function markdownReport(report: Report): string {
   for (const s of scenarios) {
     const runs = report.runs.filter((r) => r.scenario === s);
     out.push(`## ${s}`, '', markdownTable(runs), '');
+    out.push(...readBatchNote(runs));
     out.push(...extraTable(runs));
     for (const a of ARTICLE_FIGURES.filter((f) => f.scenario === s)) {
       out.push(

@@ -55,6 +55,11 @@ export interface RunSettingsRecord {
   readonly oneWayDelayMs: number;
   readonly grpcSharedChannel: boolean;
   readonly env: Record<string, string>;
+  /**
+   * The subscribers whose latency was not sampled read their sockets once every this
+   * many ms (ReadBatcher); absent when every subscriber read events as they arrived.
+   */
+  readonly readBatchMs?: number;
 }
 
 export interface EventCounts {

@@ -41,6 +41,13 @@ export interface TransportRun {
   /** Service environment (queue capacity, overflow policy ...). */
   readonly env?: Readonly<Record<string, string>>;
   readonly grpcSharedChannel?: boolean;
+  /**
+   * Subscribers whose latency is not sampled read in batches, once every this many ms
+   * (ReadBatcher), where the transport's connector can (SSE over HTTP/1.1, socket.io) and
+   * the run goes neither through the proxy nor to other endpoints. 0 or absent: every
+   * subscriber reads as events arrive.
+   */
+  readonly readBatchMs?: number;
   /** Resume on stream end/error. @default true */
   readonly reconnect?: boolean;
   /** Start the simulator's clock; false for the idle scenario. @default true */

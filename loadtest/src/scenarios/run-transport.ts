@@ -1,6 +1,7 @@
 import { createConnector } from '../clients/connector-factory';
 import { RunMetrics, Subscriber, type SubscriberOptions } from '../clients/subscriber';
-import type { Connector, ConnectorOptions } from '../clients/transport';
+import { ReadBatcher } from '../clients/read-batcher';
+import { readsInBatches, type Connector, type ConnectorOptions } from '../clients/transport';
 import { TcpProxy } from '../proxy/tcp-proxy';
 import { promValue, type PromSample } from '../sampling/prom-text';
 import {
@@ -163,6 +164,7 @@ export async function runAgainst(
   const metrics = new RunMetrics();
   const firstMetrics = run.proxy?.only === 'first' ? new RunMetrics() : metrics;
   let proxy: TcpProxy | undefined;
+  let batcher: ReadBatcher | undefined;
   const connectors: Connector[] = [];
   const subscribers: Subscriber[] = [];
   const startedAt = performance.now();
@@ -235,6 +237,18 @@ export async function runAgainst(
       });
       connectors.push(proxied);
     }
+    // The unsampled subscribers' connector, when they read in batches.
+    let unsampled = direct;
+    if (
+      (run.readBatchMs ?? 0) > 0 &&
+      readsInBatches(run.transport, base) &&
+      !run.proxy &&
+      spread.length === 0
+    ) {
+      batcher = new ReadBatcher(run.readBatchMs);
+      unsampled = createConnector(run.transport, { ...base, readBatcher: batcher });
+      connectors.push(unsampled);
+    }
 
     const orders = Math.min(run.orders ?? run.subscribers, run.subscribers);
     const stride = latencySampleStride(run.subscribers, orders);
@@ -251,15 +265,22 @@ export async function runAgainst(
       const batch: Subscriber[] = [];
       for (let j = i; j < Math.min(i + CONNECT_BATCH, run.subscribers); j += 1) {
         const viaProxy = run.proxy && (run.proxy.only !== 'first' || j === 0);
+        // Subscriber 0 is always sampled (it alone may go through the proxy).
+        const sampled = j % stride === 0;
         const sub = new Subscriber(
           orderId(prefix, (j % orders) + 1),
           0,
-          viaProxy ? proxied : spread.length > 0 ? spread[j % spread.length] : direct,
+          viaProxy
+            ? proxied
+            : spread.length > 0
+              ? spread[j % spread.length]
+              : sampled
+                ? direct
+                : unsampled,
           j === 0 ? firstMetrics : metrics,
           {
             reconnect: run.reconnect ?? true,
-            // Subscriber 0 is always sampled (it alone may go through the proxy).
-            measureLatency: j % stride === 0,
+            measureLatency: sampled,
             ...hooks.subscriberOptions?.(j),
           },
         );
@@ -320,6 +341,7 @@ export async function runAgainst(
           `events ${metrics.delivered - deliveredAtStart} p99 ${lat.p99Ms}ms${svc} errors ${metrics.errors.total}`,
       );
     }
+    metrics.measureToUs = firstMetrics.measureToUs = epochUs();
     if (publish) await admin.stop();
     windowS = (performance.now() - windowStart) / 1000;
     // Service, generator and host over the same window (the publishing one); the
@@ -339,6 +361,7 @@ export async function runAgainst(
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   } finally {
+    batcher?.stop();
     for (const s of subscribers) s.stop();
   }
 
@@ -373,15 +396,21 @@ export async function runAgainst(
   const expected = subscribers
     .filter((_, i) => firstMetrics === metrics || i > 0)
     .reduce((a, s) => a + (lastSeqs.get(s.orderId) ?? s.tracker.highestSeq), 0);
+  // What the server delivered in the window (by publish time): the denominator of its
+  // CPU and heap per event.
   const deliveredInWindow =
+    metrics.deliveredInWindow + (firstMetrics === metrics ? 0 : firstMetrics.deliveredInWindow);
+  // What crossed the wire from the window's start to the end of the drain, as the proxy
+  // counts bytes.
+  const receivedSinceStart =
     metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered) - deliveredAtStart;
   const requests = connectors.reduce((a, c) => a + c.requests, 0) - requestsAtStart;
   const wireEvents =
     run.proxy?.only === 'first'
       ? firstMetrics.delivered
       : run.countSetupBytes
-        ? deliveredInWindow + deliveredAtStart
-        : deliveredInWindow;
+        ? receivedSinceStart + deliveredAtStart
+        : receivedSinceStart;
   const lagSeconds = promSamples
     ? promValue(promSamples, 'nodejs_eventloop_lag_p99_seconds')
     : undefined;
@@ -417,6 +446,7 @@ export async function runAgainst(
       oneWayDelayMs: run.proxy?.oneWayDelayMs ?? 0,
       grpcSharedChannel: run.grpcSharedChannel ?? false,
       env: { ...run.env },
+      ...(batcher ? { readBatchMs: batcher.everyMs } : {}),
     },
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),

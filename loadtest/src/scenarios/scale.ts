@@ -1,3 +1,4 @@
+import { DEFAULT_READ_BATCH_MS } from '../clients/read-batcher';
 import { GENERATOR_SATURATED_CPU_PCT } from '../sampling/sampler';
 import type { RunResult } from './result';
 import { runTransport } from './run-transport';
@@ -74,6 +75,9 @@ export const scale: Scenario = {
           warmupS: warmupOf(o),
           payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
           drainTimeoutMs: 3_000,
+          // The generator reads what it does not time in batches, so that the service's
+          // core fills first (ReadBatcher: the service's work is the same).
+          readBatchMs: o.readBatchMs ?? DEFAULT_READ_BATCH_MS,
         });
         const clean = isClean(r);
         if (clean) highestClean = n;

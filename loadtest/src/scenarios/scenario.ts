@@ -16,6 +16,8 @@ export interface ScenarioOptions {
   readonly orders?: readonly number[];
   /** Overhead and broadcast: rounds of alternating servers (default: the scenario's). */
   readonly rounds?: number;
+  /** Scale: the unsampled subscribers' read batch, ms; 0 reads as events arrive. */
+  readonly readBatchMs?: number;
   /** Seconds-long smoke sizes for the test suite. */
   readonly tiny: boolean;
 }
