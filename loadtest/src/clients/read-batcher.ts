@@ -26,11 +26,12 @@ export interface BatchedReader {
  *
  * Why: at thousands of subscribers the generator, a Node process like the server, spent
  * about as much CPU per event as the bare server did per delivery, so it saturated first
- * and the scale climb measured the generator (issue 13 §4). A socket read costs the
- * client the same whether it carries one event or ten; the server's work does not change
- * at all: it writes every event as it happens, the client's kernel takes and acknowledges
- * it (a few KB per socket, far inside the receive window), and only the client's read
- * waits. Latency is measured on the sampled subscribers, which read as events arrive.
+ * and the scale climb measured the generator. A read costs the client the same whether it
+ * carries one event or ten. The server writes the same: every event as it happens, taken
+ * and acknowledged by the client's kernel (a few KB per socket, far inside the receive
+ * window); only the client's read waits. (Measured, the server's CPU per delivery reads
+ * a little higher with batched clients, never lower: loadtest/results/scale/README.md.)
+ * Latency is measured on the sampled subscribers, which read as events arrive.
  *
  * How a paused socket stops reading: `pause()` alone only stops 'data' events; Node keeps
  * reading the socket into the stream's buffer until it holds `readableHighWaterMark`

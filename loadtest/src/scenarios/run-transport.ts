@@ -250,6 +250,12 @@ export async function runAgainst(
       connectors.push(unsampled);
     }
 
+    const connectorOf = (j: number, sampled: boolean): Connector => {
+      if (run.proxy && (run.proxy.only !== 'first' || j === 0)) return proxied;
+      if (spread.length > 0) return spread[j % spread.length];
+      return sampled ? direct : unsampled;
+    };
+
     const orders = Math.min(run.orders ?? run.subscribers, run.subscribers);
     const stride = latencySampleStride(run.subscribers, orders);
     await admin.prepare({
@@ -264,19 +270,12 @@ export async function runAgainst(
     for (let i = 0; i < run.subscribers && !ctx.aborted(); i += CONNECT_BATCH) {
       const batch: Subscriber[] = [];
       for (let j = i; j < Math.min(i + CONNECT_BATCH, run.subscribers); j += 1) {
-        const viaProxy = run.proxy && (run.proxy.only !== 'first' || j === 0);
         // Subscriber 0 is always sampled (it alone may go through the proxy).
         const sampled = j % stride === 0;
         const sub = new Subscriber(
           orderId(prefix, (j % orders) + 1),
           0,
-          viaProxy
-            ? proxied
-            : spread.length > 0
-              ? spread[j % spread.length]
-              : sampled
-                ? direct
-                : unsampled,
+          connectorOf(j, sampled),
           j === 0 ? firstMetrics : metrics,
           {
             reconnect: run.reconnect ?? true,
