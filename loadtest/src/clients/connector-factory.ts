@@ -7,6 +7,7 @@ import {
 } from './long-poll-connector';
 import { NchanLongPollConnector, NchanWebSocketConnector } from '../nchan/nchan-connectors';
 import { SocketIoConnector } from './socketio-connector';
+import type { ReadBatcher } from './read-batcher';
 import { SseConnector } from './sse-connector';
 import {
   readsInBatches,
@@ -18,9 +19,10 @@ import {
 /** Builds the connector of one transport; the ports may be a proxy's. */
 export function createConnector(transport: TransportName, o: ConnectorOptions): Connector {
   const profile = o.headers ?? 'bare';
-  const h1 = (): Http1Getter => new Http1Getter(o.host, o.httpPort);
-  const batcher = readsInBatches(transport, o) ? o.readBatcher : undefined;
+  const h1 = (batcher?: ReadBatcher): Http1Getter => new Http1Getter(o.host, o.httpPort, batcher);
   const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
+  // Only SSE over HTTP/1.1 and socket.io read in batches (see ConnectorOptions.readBatcher).
+  const batcher = readsInBatches(transport, o) ? o.readBatcher : undefined;
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
   if (o.peer === 'nchan') {
     // Nchan's SSE is the service's format on the same route (`event: status` included).
@@ -38,12 +40,7 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
         o.grpcTls,
       );
     case 'sse':
-      return new SseConnector(
-        transport,
-        new Http1Getter(o.host, o.httpPort, batcher),
-        profile,
-        o.token,
-      );
+      return new SseConnector(transport, h1(batcher), profile, o.token);
     case 'sse-h2':
       return new SseConnector(transport, h2(), profile, o.token);
     case 'ws':

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { createConnection, type NetConnectOpts } from 'node:net';
 
-/** @default how often a batched socket is read: ~10 events of one order at 10 ev/s */
+/** How often a batched socket is read by default: ~10 events of one order at 10 ev/s. */
 export const DEFAULT_READ_BATCH_MS = 1_000;
 /** The batcher's tick: each tick reads one slice of the sockets, not all of them at once. */
 const TICK_MS = 10;
