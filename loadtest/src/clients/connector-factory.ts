@@ -1,4 +1,5 @@
 import { GrpcConnector } from './grpc-connector';
+import { LeanGrpcConnector } from './lean/lean-grpc-connector';
 import { Http1Getter, Http2Getter } from './http-stream';
 import {
   DEFAULT_LONG_POLL_WAIT_S,
@@ -11,6 +12,7 @@ import type { ReadBatcher } from './read-batcher';
 import { SseConnector } from './sse-connector';
 import {
   readsInBatches,
+  readsLean,
   type Connector,
   type ConnectorOptions,
   type TransportName,
@@ -33,6 +35,13 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
   }
   switch (transport) {
     case 'grpc':
+      if (o.leanGrpc === true && readsLean(transport, o)) {
+        return new LeanGrpcConnector(
+          `${o.host}:${o.grpcPort}`,
+          o.token,
+          o.grpcSharedChannel ?? false,
+        );
+      }
       return new GrpcConnector(
         `${o.host}:${o.grpcPort}`,
         o.token,

@@ -88,11 +88,26 @@ export interface ConnectorOptions {
    * when it is answered). @default undefined, read as events arrive
    */
   readonly readBatcher?: ReadBatcher;
+  /**
+   * gRPC: read through LeanGrpcConnector (`node:http2` with gRPC's framing) instead of
+   * grpc-js; plaintext only, ignored with grpcTls. For the subscribers whose latency is
+   * not sampled: an HTTP/2 session reads its socket itself, so gRPC cannot batch reads,
+   * and grpc-js's own layers are most of what a client can save. @default false
+   */
+  readonly leanGrpc?: boolean;
 }
 
 /** The transports whose connectors read in batches when given a ReadBatcher. */
 export function readsInBatches(transport: TransportName, o: { readonly peer?: 'nchan' }): boolean {
   return o.peer === undefined && (transport === 'sse' || transport === 'ws');
+}
+
+/** Whether a gRPC connector with these options can read through the lean client. */
+export function readsLean(
+  transport: TransportName,
+  o: { readonly peer?: 'nchan'; readonly grpcTls?: GrpcTls },
+): boolean {
+  return o.peer === undefined && transport === 'grpc' && o.grpcTls === undefined;
 }
 
 /** Opens subscriptions for one transport; owns the connections it creates. */

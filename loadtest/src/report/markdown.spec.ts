@@ -1,12 +1,16 @@
 import type { RunResult } from '../scenarios/result';
-import { readBatchNote } from './markdown';
+import { leanGrpcNote, readBatchNote } from './markdown';
 
-/** Only the fields readBatchNote reads. */
-function run(transport: string, readBatchMs?: number): RunResult {
+/** Only the fields the notes read. */
+function run(transport: string, readBatchMs?: number, leanGrpc?: boolean): RunResult {
   return {
     scenario: 'scale',
     transport,
-    settings: { subscribers: 2000, ...(readBatchMs === undefined ? {} : { readBatchMs }) },
+    settings: {
+      subscribers: 2000,
+      ...(readBatchMs === undefined ? {} : { readBatchMs }),
+      ...(leanGrpc === undefined ? {} : { leanGrpc }),
+    },
   } as unknown as RunResult;
 }
 
@@ -20,5 +24,17 @@ describe('readBatchNote', () => {
 
   it('says nothing when every subscriber read as events arrived', () => {
     expect(readBatchNote([run('sse'), run('grpc')])).toEqual([]);
+  });
+});
+
+describe('leanGrpcNote', () => {
+  it('says when unsampled gRPC subscribers read through the lean client', () => {
+    const note = leanGrpcNote([run('sse', 1000), run('grpc', undefined, true)]);
+    expect(note[0]).toContain('Lean gRPC client');
+    expect(note[0]).toContain('rather than grpc-js');
+  });
+
+  it('says nothing when every gRPC subscriber used grpc-js', () => {
+    expect(leanGrpcNote([run('sse', 1000), run('grpc')])).toEqual([]);
   });
 });

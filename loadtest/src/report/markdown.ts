@@ -19,6 +19,17 @@ export function readBatchNote(runs: readonly RunResult[]): string[] {
   ];
 }
 
+/** The line under a table whose gRPC runs read their unsampled subscribers through the lean client. */
+export function leanGrpcNote(runs: readonly RunResult[]): string[] {
+  if (!runs.some((r) => r.settings.leanGrpc === true)) return [];
+  return [
+    'Lean gRPC client: the gRPC subscribers whose latency was not sampled read through ' +
+      '`node:http2` with gRPC framing rather than grpc-js; the sampled ones, and every request ' +
+      'the server sees, are the same (docs/loadtest-method.md, "Batched reads").',
+    '',
+  ];
+}
+
 /** The Markdown report: setup, one table per scenario, the articles' figures beside ours. */
 export function markdownReport(report: Report): string {
   const m = report.machine;
@@ -40,6 +51,7 @@ export function markdownReport(report: Report): string {
     const runs = report.runs.filter((r) => r.scenario === s);
     out.push(`## ${s}`, '', markdownTable(runs), '');
     out.push(...readBatchNote(runs));
+    out.push(...leanGrpcNote(runs));
     out.push(...extraTable(runs));
     for (const a of ARTICLE_FIGURES.filter((f) => f.scenario === s)) {
       out.push(

@@ -60,6 +60,11 @@ export interface RunSettingsRecord {
    * many ms (ReadBatcher); absent when every subscriber read events as they arrived.
    */
   readonly readBatchMs?: number;
+  /**
+   * The gRPC subscribers whose latency was not sampled read through the lean client
+   * (LeanGrpcConnector) rather than grpc-js; absent when all used grpc-js.
+   */
+  readonly leanGrpc?: boolean;
 }
 
 export interface EventCounts {

@@ -1,7 +1,12 @@
 import { createConnector } from '../clients/connector-factory';
 import { RunMetrics, Subscriber, type SubscriberOptions } from '../clients/subscriber';
 import { ReadBatcher } from '../clients/read-batcher';
-import { readsInBatches, type Connector, type ConnectorOptions } from '../clients/transport';
+import {
+  readsInBatches,
+  readsLean,
+  type Connector,
+  type ConnectorOptions,
+} from '../clients/transport';
 import { TcpProxy } from '../proxy/tcp-proxy';
 import { promValue, type PromSample } from '../sampling/prom-text';
 import {
@@ -165,6 +170,7 @@ export async function runAgainst(
   const firstMetrics = run.proxy?.only === 'first' ? new RunMetrics() : metrics;
   let proxy: TcpProxy | undefined;
   let batcher: ReadBatcher | undefined;
+  let leanGrpc = false;
   const connectors: Connector[] = [];
   const subscribers: Subscriber[] = [];
   const startedAt = performance.now();
@@ -237,16 +243,18 @@ export async function runAgainst(
       });
       connectors.push(proxied);
     }
-    // The unsampled subscribers' connector, when they read in batches.
+    // The unsampled subscribers' connector, when they read cheaply: in batches (SSE over
+    // HTTP/1.1, socket.io), or for gRPC, whose HTTP/2 session reads its socket itself,
+    // through the lean client instead of grpc-js.
     let unsampled = direct;
-    if (
-      (run.readBatchMs ?? 0) > 0 &&
-      readsInBatches(run.transport, base) &&
-      !run.proxy &&
-      spread.length === 0
-    ) {
+    const cheapUnsampled = (run.readBatchMs ?? 0) > 0 && !run.proxy && spread.length === 0;
+    if (cheapUnsampled && readsInBatches(run.transport, base)) {
       batcher = new ReadBatcher(run.readBatchMs);
       unsampled = createConnector(run.transport, { ...base, readBatcher: batcher });
+      connectors.push(unsampled);
+    } else if (cheapUnsampled && readsLean(run.transport, base)) {
+      leanGrpc = true;
+      unsampled = createConnector(run.transport, { ...base, leanGrpc });
       connectors.push(unsampled);
     }
 
@@ -446,6 +454,7 @@ export async function runAgainst(
       grpcSharedChannel: run.grpcSharedChannel ?? false,
       env: { ...run.env },
       ...(batcher ? { readBatchMs: batcher.everyMs } : {}),
+      ...(leanGrpc ? { leanGrpc } : {}),
     },
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),

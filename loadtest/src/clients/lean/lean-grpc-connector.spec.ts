@@ -1,0 +1,203 @@
+import * as grpc from '@grpc/grpc-js';
+import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
+import { SkipReason, type StreamItem } from '@app/contracts/order-events';
+import { OrderStatus } from '@app/contracts/order-status';
+import { streamItemToProto } from '@app/contracts/proto-codec';
+import { GrpcConnector, orderStatusClientCtor } from '../grpc-connector';
+import type { Connector, StreamHandlers } from '../transport';
+import { LeanGrpcConnector, MessageDecoder } from './lean-grpc-connector';
+
+/**
+ * The lean gRPC client against a real grpc-js server, beside grpc-js's own client
+ * (GrpcConnector): for every way a Subscribe call goes, the two report the same calls
+ * to their handlers, so a scale run's unsampled subscribers count what the sampled ones
+ * would have.
+ */
+const event = (seq: number): StreamItem => ({
+  kind: 'event',
+  event: {
+    orderId: 'lg-1',
+    seq,
+    status: OrderStatus.Paid,
+    publishedAtUs: 1_764_470_000_000_000 + seq,
+    padding: 'x'.repeat(seq * 50),
+  },
+});
+const skipped: StreamItem = {
+  kind: 'skipped',
+  skipped: { fromSeq: 4, toSeq: 6, reason: SkipReason.Overflow },
+};
+
+type Call = grpc.ServerWritableStream<{ orderId: string; afterSeq: number }, unknown>;
+
+/** What the server does, by the order id the client asks for. */
+const scripts: Record<string, (call: Call) => void> = {
+  // Messages, then OK: the order completed.
+  completes: (call) => {
+    for (const item of [event(1), event(2), event(3), skipped, event(7)]) {
+      call.write(streamItemToProto(item));
+    }
+    call.end();
+  },
+  // The service's own end (max age): UNAVAILABLE naming its reason in the trailers.
+  'max-age': (call) => {
+    call.write(streamItemToProto(event(1)));
+    const md = new grpc.Metadata();
+    md.set(StreamEndTrailer.Reason, 'max_age');
+    call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'max age', metadata: md });
+  },
+  // Refused before any message: a trailers-only response.
+  denied: (call) =>
+    call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: 'not yours' }),
+  // Echoes the caller's token back as the one event's order id; then holds.
+  whoami: (call) => {
+    const [auth] = call.metadata.get('authorization');
+    const item = event(1);
+    if (item.kind === 'event')
+      call.write(streamItemToProto({ ...item, event: { ...item.event, orderId: String(auth) } }));
+  },
+};
+
+describe('LeanGrpcConnector', () => {
+  let server: grpc.Server;
+  let address = '';
+  const cancelled: string[] = [];
+  const requests: { orderId: string; afterSeq: number }[] = [];
+
+  beforeAll(async () => {
+    server = new grpc.Server();
+    server.addService(orderStatusClientCtor().service, {
+      Subscribe: (call: Call) => {
+        requests.push({ orderId: call.request.orderId, afterSeq: Number(call.request.afterSeq) });
+        call.on('cancelled', () => cancelled.push(call.request.orderId));
+        scripts[call.request.orderId]?.(call);
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
+    );
+    address = `127.0.0.1:${port}`;
+  });
+  afterAll(() => server.forceShutdown());
+
+  /** Runs one Subscribe on `connector` and resolves with what its handlers saw. */
+  const follow = (connector: Connector, orderId: string, untilEvents = Infinity) =>
+    new Promise<string[]>((resolve) => {
+      const seen: string[] = [];
+      let events = 0;
+      const handlers: StreamHandlers = {
+        onOpen: () => seen.push('open'),
+        onEvent: (e) => {
+          seen.push(`event ${e.orderId} ${e.seq} ${e.publishedAtUs}`);
+          if (++events >= untilEvents) {
+            stream.close();
+            resolve(seen);
+          }
+        },
+        onReset: (r) => seen.push(`reset ${r.reason} ${r.lastSeq}`),
+        onSkipped: (s) => seen.push(`skipped ${s.fromSeq}..${s.toSeq}`),
+        onEnd: (reason) => resolve([...seen, `end ${reason}`]),
+        onError: (code) => resolve([...seen, `error ${code}`]),
+      };
+      const stream = connector.open(orderId, 5, handlers);
+    });
+
+  it.each(['completes', 'max-age', 'denied'])(
+    'reports what grpc-js reports when the call %s',
+    async (orderId) => {
+      const lean = new LeanGrpcConnector(address, undefined, false);
+      const reference = new GrpcConnector(address, undefined, false);
+      try {
+        const [a, b] = [await follow(lean, orderId), await follow(reference, orderId)];
+        expect(a).toEqual(b);
+        // The script ran to its end (not an early error on both sides).
+        expect(a.at(-1)).toBe(
+          {
+            completes: 'end completed',
+            'max-age': 'end max_age',
+            denied: 'error grpc_PERMISSION_DENIED',
+          }[orderId],
+        );
+        expect(requests.filter((r) => r.orderId === orderId).at(-1)).toEqual({
+          orderId,
+          afterSeq: 5,
+        });
+      } finally {
+        await lean.close();
+        await reference.close();
+      }
+    },
+  );
+
+  it('sends the bearer token as grpc-js sends metadata, and close() cancels the call', async () => {
+    for (const shared of [false, true]) {
+      const lean = new LeanGrpcConnector(address, 'tok-123', shared);
+      try {
+        expect(await follow(lean, 'whoami', 1)).toEqual([
+          'open',
+          `event Bearer tok-123 1 ${1_764_470_000_000_001}`,
+        ]);
+        const before = cancelled.length;
+        await waitUntil(() => cancelled.length > before);
+        expect(cancelled.at(-1)).toBe('whoami');
+      } finally {
+        await lean.close();
+      }
+    }
+  });
+
+  it('reports a server that is not there as UNAVAILABLE, as grpc-js does', async () => {
+    const probe = new grpc.Server();
+    const port = await new Promise<number>((resolve, reject) =>
+      probe.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
+    );
+    probe.forceShutdown(); // a free port nobody listens on
+    const lean = new LeanGrpcConnector(`127.0.0.1:${port}`, undefined, false);
+    try {
+      expect(await follow(lean, 'completes')).toEqual(['error grpc_UNAVAILABLE']);
+    } finally {
+      await lean.close();
+    }
+  });
+});
+
+describe('MessageDecoder', () => {
+  const frame = (payload: Buffer, compressed = 0): Buffer => {
+    const head = Buffer.alloc(5);
+    head[0] = compressed;
+    head.writeUInt32BE(payload.length, 1);
+    return Buffer.concat([head, payload]);
+  };
+  const payloads = [Buffer.from('a'), Buffer.alloc(0), Buffer.from('0123456789'.repeat(30))];
+  const body = Buffer.concat(payloads.map((p) => frame(p)));
+
+  it('yields every message whatever the chunking (every split point, and one byte at a time)', () => {
+    const splits: Buffer[][] = [];
+    for (let at = 0; at <= body.length; at += 1)
+      splits.push([body.subarray(0, at), body.subarray(at)]);
+    splits.push([...body].map((b) => Buffer.from([b])));
+    for (const chunks of splits) {
+      const out: string[] = [];
+      const decoder = new MessageDecoder((m) => out.push(m.toString()));
+      for (const c of chunks) expect(decoder.push(c)).toBe(true);
+      expect(out).toEqual(payloads.map((p) => p.toString()));
+    }
+  });
+
+  it('refuses a compressed message (the client asks for none)', () => {
+    const decoder = new MessageDecoder(() => undefined);
+    expect(decoder.push(frame(Buffer.from('z'), 1))).toBe(false);
+  });
+});
+
+async function waitUntil(ok: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
