@@ -65,6 +65,21 @@ export function streamEndReason(
   return typeof reason === 'string' ? reason : undefined;
 }
 
+/** Hands one SubscribeResponse to a stream's handlers (this client's and the lean one's). */
+export function dispatchSubscribeResponse(
+  msg: SubscribeResponseMsg,
+  handlers: StreamHandlers,
+): void {
+  if (msg.event) handlers.onEvent(msg.event);
+  else if (msg.tracking) handlers.onEvent(msg.tracking);
+  else if (msg.skipped) handlers.onSkipped(msg.skipped);
+  else if (msg.reset)
+    handlers.onReset({
+      reason: String(msg.reset.reason),
+      lastSeq: msg.reset.snapshot?.lastSeq ?? 0,
+    });
+}
+
 /** `OrderStatusService.Subscribe`, one connection per subscriber unless `shared`. */
 export class GrpcConnector implements Connector {
   readonly transport = 'grpc' as const;
@@ -133,14 +148,7 @@ export class GrpcConnector implements Connector {
     call.on('data', (msg: SubscribeResponseMsg) => {
       if (done) return;
       open();
-      if (msg.event) handlers.onEvent(msg.event);
-      else if (msg.tracking) handlers.onEvent(msg.tracking);
-      else if (msg.skipped) handlers.onSkipped(msg.skipped);
-      else if (msg.reset)
-        handlers.onReset({
-          reason: String(msg.reset.reason),
-          lastSeq: msg.reset.snapshot?.lastSeq ?? 0,
-        });
+      dispatchSubscribeResponse(msg, handlers);
     });
     call.on('error', (err: grpc.ServiceError) => {
       if (done) return;

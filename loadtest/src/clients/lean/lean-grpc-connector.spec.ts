@@ -1,3 +1,5 @@
+import * as http2 from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import { SkipReason, type StreamItem } from '@app/contracts/order-events';
@@ -58,6 +60,29 @@ const scripts: Record<string, (call: Call) => void> = {
   },
 };
 
+/** Runs one Subscribe on `connector` and resolves with what its handlers saw. */
+function follow(connector: Connector, orderId: string, untilEvents = Infinity): Promise<string[]> {
+  return new Promise<string[]>((resolve) => {
+    const seen: string[] = [];
+    let events = 0;
+    const handlers: StreamHandlers = {
+      onOpen: () => seen.push('open'),
+      onEvent: (e) => {
+        seen.push(`event ${e.orderId} ${e.seq} ${e.publishedAtUs}`);
+        if (++events >= untilEvents) {
+          stream.close();
+          resolve(seen);
+        }
+      },
+      onReset: (r) => seen.push(`reset ${r.reason} ${r.lastSeq}`),
+      onSkipped: (s) => seen.push(`skipped ${s.fromSeq}..${s.toSeq}`),
+      onEnd: (reason) => resolve([...seen, `end ${reason}`]),
+      onError: (code) => resolve([...seen, `error ${code}`]),
+    };
+    const stream = connector.open(orderId, 5, handlers);
+  });
+}
+
 describe('LeanGrpcConnector', () => {
   let server: grpc.Server;
   let address = '';
@@ -81,28 +106,6 @@ describe('LeanGrpcConnector', () => {
     address = `127.0.0.1:${port}`;
   });
   afterAll(() => server.forceShutdown());
-
-  /** Runs one Subscribe on `connector` and resolves with what its handlers saw. */
-  const follow = (connector: Connector, orderId: string, untilEvents = Infinity) =>
-    new Promise<string[]>((resolve) => {
-      const seen: string[] = [];
-      let events = 0;
-      const handlers: StreamHandlers = {
-        onOpen: () => seen.push('open'),
-        onEvent: (e) => {
-          seen.push(`event ${e.orderId} ${e.seq} ${e.publishedAtUs}`);
-          if (++events >= untilEvents) {
-            stream.close();
-            resolve(seen);
-          }
-        },
-        onReset: (r) => seen.push(`reset ${r.reason} ${r.lastSeq}`),
-        onSkipped: (s) => seen.push(`skipped ${s.fromSeq}..${s.toSeq}`),
-        onEnd: (reason) => resolve([...seen, `end ${reason}`]),
-        onError: (code) => resolve([...seen, `error ${code}`]),
-      };
-      const stream = connector.open(orderId, 5, handlers);
-    });
 
   it.each(['completes', 'max-age', 'denied'])(
     'reports what grpc-js reports when the call %s',
@@ -161,6 +164,89 @@ describe('LeanGrpcConnector', () => {
       expect(await follow(lean, 'completes')).toEqual(['error grpc_UNAVAILABLE']);
     } finally {
       await lean.close();
+    }
+  });
+});
+
+/**
+ * A raw HTTP/2 server that answers every call one way, to see both clients read what a
+ * grpc-js server never sends (a message that does not decode, a bare HTTP error, a reset
+ * stream, a dropped connection).
+ */
+async function rawServer(
+  answer: (stream: http2.ServerHttp2Stream, drop: () => void) => void,
+): Promise<{ address: string; close: () => Promise<void> }> {
+  const server = http2.createServer();
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => sockets.add(s));
+  server.on('stream', (stream: http2.ServerHttp2Stream) => {
+    stream.on('error', () => undefined);
+    // The request body is read first, as a server would before answering.
+    stream.resume();
+    stream.once('end', () =>
+      answer(stream, () => {
+        for (const s of sockets) s.destroy();
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('LeanGrpcConnector on answers a grpc-js server does not give', () => {
+  const grpcHead = { ':status': 200, 'content-type': 'application/grpc' };
+  const cases: [string, (stream: http2.ServerHttp2Stream, drop: () => void) => void, string][] = [
+    [
+      'a message that does not decode',
+      (stream) => {
+        stream.respond(grpcHead);
+        // The event arm (field 1, length-delimited) with a length past the message's end.
+        stream.write(Buffer.from([0, 0, 0, 0, 2, 0x0a, 0x7f]));
+      },
+      'error grpc_INTERNAL',
+    ],
+    [
+      'an HTTP 503 without gRPC status',
+      (stream) => {
+        stream.respond({ ':status': 503 });
+        stream.end();
+      },
+      'error grpc_UNAVAILABLE',
+    ],
+    [
+      'a stream refused by reset',
+      (stream) => stream.close(http2.constants.NGHTTP2_REFUSED_STREAM),
+      'error grpc_UNAVAILABLE',
+    ],
+    [
+      'the connection dropped mid-call',
+      (stream, drop) => {
+        stream.respond(grpcHead);
+        stream.write(Buffer.from([0, 0, 0, 0, 0]), drop);
+      },
+      'error grpc_UNAVAILABLE',
+    ],
+  ];
+
+  it.each(cases)('reports what grpc-js reports on %s', async (_name, answer, expected) => {
+    const raw = await rawServer(answer);
+    const lean = new LeanGrpcConnector(raw.address, undefined, false);
+    const reference = new GrpcConnector(raw.address, undefined, false);
+    try {
+      const [a, b] = [await follow(lean, 'o-1'), await follow(reference, 'o-1')];
+      expect(a).toEqual(b);
+      expect(a.at(-1)).toBe(expected);
+    } finally {
+      await lean.close();
+      await reference.close();
+      await raw.close();
     }
   });
 });

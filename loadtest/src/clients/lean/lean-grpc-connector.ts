@@ -1,7 +1,7 @@
 import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
-import { orderStatusClientCtor } from '../grpc-connector';
+import { dispatchSubscribeResponse, orderStatusClientCtor } from '../grpc-connector';
 import type { Connector, OpenStream, StreamHandlers } from '../transport';
 import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean-proto';
 
@@ -87,18 +87,22 @@ export class LeanGrpcConnector implements Connector {
     };
     const full = (b: Buffer): SubscribeResponseMsg =>
       method.responseDeserialize(b) as SubscribeResponseMsg;
+    const fail = (code: GrpcCode): void => {
+      finish(() => handlers.onError(`grpc_${GrpcCode[code]}`));
+      if (!req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
+    };
     const decoder = new MessageDecoder((msg) => {
       if (done) return;
       open();
-      const m = leanSubscribeResponse(msg, full);
-      if (m.event) handlers.onEvent(m.event);
-      else if (m.tracking) handlers.onEvent(m.tracking);
-      else if (m.skipped) handlers.onSkipped(m.skipped);
-      else if (m.reset)
-        handlers.onReset({
-          reason: String(m.reset.reason),
-          lastSeq: m.reset.snapshot?.lastSeq ?? 0,
-        });
+      let m: SubscribeResponseMsg;
+      try {
+        m = leanSubscribeResponse(msg, full);
+      } catch {
+        // A message that does not decode ends the call, as grpc-js ends it.
+        fail(GrpcCode.INTERNAL);
+        return;
+      }
+      dispatchSubscribeResponse(m, handlers);
     });
     // The call's status: in the trailers, or in the response headers of a trailers-only
     // answer (an error before any message).
@@ -115,25 +119,27 @@ export class LeanGrpcConnector implements Connector {
       });
     };
     req.on('response', (h) => {
-      if (h[':status'] !== 200) {
-        finish(() => handlers.onError(`grpc_${GrpcCode[GrpcCode.UNKNOWN]}`));
-        req.close(http2.constants.NGHTTP2_CANCEL);
-        return;
-      }
+      // Headers without a status open the call (grpc-js emits its metadata), whatever
+      // the HTTP status; a trailers-only answer does not.
       if (h['grpc-status'] === undefined) open();
-      onStatus(h);
+      if (h[':status'] !== 200) fail(codeOfHttpStatus(h[':status']));
+      else onStatus(h);
     });
     req.on('data', (chunk: Buffer) => {
-      if (!decoder.push(chunk)) {
-        finish(() => handlers.onError(`grpc_${GrpcCode[GrpcCode.INTERNAL]}`));
-        req.close(http2.constants.NGHTTP2_CANCEL);
-      }
+      if (!decoder.push(chunk)) fail(GrpcCode.INTERNAL);
     });
     req.on('trailers', onStatus);
-    req.on('error', () => undefined);
-    // Closed with no status: reset by the server or the connection lost, which grpc-js
-    // reports as UNAVAILABLE too.
-    req.on('close', () => finish(() => handlers.onError(`grpc_${GrpcCode[GrpcCode.UNAVAILABLE]}`)));
+    let lost = false;
+    req.on('error', (err: Error & { code?: string; cause?: { code?: string } }) => {
+      // A lost session ends its streams with ERR_HTTP2_STREAM_CANCEL, its own error the cause.
+      lost ||= CONNECTION_LOST.has(err.code ?? '') || CONNECTION_LOST.has(err.cause?.code ?? '');
+    });
+    // Closed with no status: reset by the server, or the connection lost (Node then resets
+    // the stream with CANCEL on a destroyed session, which grpc-js too reports as
+    // UNAVAILABLE rather than CANCELLED).
+    req.on('close', () =>
+      fail(lost || session.destroyed ? GrpcCode.UNAVAILABLE : codeOfReset(req.rstCode)),
+    );
 
     return {
       close: () => {
@@ -150,6 +156,47 @@ export class LeanGrpcConnector implements Connector {
     for (const s of this.sessions) s.destroy();
     this.sessions.clear();
     this.shared = undefined;
+  }
+}
+
+/** Errors of a stream whose connection failed or dropped: UNAVAILABLE, as grpc-js says. */
+const CONNECTION_LOST = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+/** The status of a call answered with a non-200 HTTP status (grpc-js's mapping). */
+function codeOfHttpStatus(status: number | undefined): GrpcCode {
+  switch (status) {
+    case 400:
+      return GrpcCode.INTERNAL;
+    case 401:
+      return GrpcCode.UNAUTHENTICATED;
+    case 403:
+      return GrpcCode.PERMISSION_DENIED;
+    case 404:
+      return GrpcCode.UNIMPLEMENTED;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return GrpcCode.UNAVAILABLE;
+    default:
+      return GrpcCode.UNKNOWN;
+  }
+}
+
+/** The status of a call whose stream was reset before any status (grpc-js's mapping). */
+function codeOfReset(rstCode: number): GrpcCode {
+  const c = http2.constants;
+  switch (rstCode) {
+    case c.NGHTTP2_REFUSED_STREAM:
+      return GrpcCode.UNAVAILABLE;
+    case c.NGHTTP2_CANCEL:
+      return GrpcCode.CANCELLED;
+    case c.NGHTTP2_ENHANCE_YOUR_CALM:
+      return GrpcCode.RESOURCE_EXHAUSTED;
+    case c.NGHTTP2_INADEQUATE_SECURITY:
+      return GrpcCode.PERMISSION_DENIED;
+    default:
+      return GrpcCode.INTERNAL;
   }
 }
 
