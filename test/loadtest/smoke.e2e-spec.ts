@@ -84,7 +84,11 @@ describe(`load test smoke against the ${server} server`, () => {
     }
     const launch = (): Promise<RunningService> =>
       launchService(server === 'bare' ? { command: bareServerCommand('sse') } : { inspect: true });
-    [running, second] = await Promise.all([launch(), launch()]);
+    // Settled, not Promise.all: if one fails to start, afterEach still stops the other.
+    const started = await Promise.allSettled([launch(), launch()]);
+    [running, second] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    if (running === undefined || second === undefined) throw new Error('a service did not start');
     // Every scenario (the default suite's and scale), each on the smoke transports.
     // hostile starts its own services and attacks them, cluster-failover its own cluster
     // and instances: each has its own test below.
