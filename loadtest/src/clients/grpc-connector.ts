@@ -2,10 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
+import { SUBSCRIBE_PATH } from './grpc-frame';
 import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean/lean-proto';
 import type { Connector, GrpcTls, OpenStream, StreamHandlers } from './transport';
-
-const SUBSCRIBE_PATH = '/orderstatus.v1.OrderStatusService/Subscribe';
 
 export interface OrderStatusClient extends grpc.Client {
   Subscribe(

@@ -1,6 +1,6 @@
 import { connect as h2connect, type IncomingHttpHeaders } from 'node:http2';
 import { bearer, rawSocket, Tally, type Attack, type AttackTarget } from './attack';
-import { grpcHeaders, subscribeMessage } from './grpc-frame';
+import { grpcHeaders, subscribeMessage } from '../clients/grpc-frame';
 import { joinRawSocketIo, textFrame } from './raw-socketio';
 
 /** Bigger than every limit the service sets (socket.io buffer, gRPC message, URL, headers). */

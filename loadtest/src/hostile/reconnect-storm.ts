@@ -1,6 +1,6 @@
 import { connect as h2connect } from 'node:http2';
 import { bearer, rawSocket, Tally, type Attack, type AttackTarget } from './attack';
-import { grpcHeaders, subscribeMessage } from './grpc-frame';
+import { grpcHeaders, subscribeMessage } from '../clients/grpc-frame';
 import { joinRawSocketIo, subscribeFrame } from './raw-socketio';
 
 /** A cycle that has not seen its first answer by then is abandoned (and counted). */

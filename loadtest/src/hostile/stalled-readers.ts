@@ -1,7 +1,7 @@
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { bearer, rawSocket, Tally, type Attack, type AttackTarget } from './attack';
-import { grpcHeaders, subscribeMessage } from './grpc-frame';
+import { grpcHeaders, subscribeMessage } from '../clients/grpc-frame';
 import { joinRawSocketIo, subscribeFrame } from './raw-socketio';
 
 /** The long-poll hold the stalled long-polls ask for (the service caps it). */

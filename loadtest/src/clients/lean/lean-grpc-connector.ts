@@ -2,10 +2,10 @@ import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import { dispatchSubscribeResponse, orderStatusClientCtor } from '../grpc-connector';
+import { framedMessage, grpcHeaders } from '../grpc-frame';
 import type { Connector, OpenStream, StreamHandlers } from '../transport';
 import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean-proto';
 
-const SUBSCRIBE_PATH = '/orderstatus.v1.OrderStatusService/Subscribe';
 /** gRPC's length-prefixed message: a compressed flag byte and a 4-byte big-endian length. */
 const PREFIX_BYTES = 5;
 
@@ -57,20 +57,8 @@ export class LeanGrpcConnector implements Connector {
     const own = !this.sharedChannel;
     const method = orderStatusClientCtor().service.Subscribe;
     const body = method.requestSerialize({ orderId, afterSeq });
-    const framed = Buffer.allocUnsafe(PREFIX_BYTES + body.length);
-    framed[0] = 0;
-    framed.writeUInt32BE(body.length, 1);
-    body.copy(framed, PREFIX_BYTES);
-
-    const headers: http2.OutgoingHttpHeaders = {
-      ':method': 'POST',
-      ':path': SUBSCRIBE_PATH,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    };
-    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
-    const req = session.request(headers);
-    req.end(framed);
+    const req = session.request(grpcHeaders(this.token));
+    req.end(framedMessage(body));
 
     let done = false;
     let opened = false;

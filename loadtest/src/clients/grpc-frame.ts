@@ -1,4 +1,7 @@
-/** gRPC over HTTP/2 by hand, for clients that misbehave below what @grpc/grpc-js allows. */
+/**
+ * gRPC over HTTP/2 by hand: for the hostile clients, which misbehave below what
+ * @grpc/grpc-js allows, and the lean client of the load test's unsampled subscribers.
+ */
 
 export const SUBSCRIBE_PATH = '/orderstatus.v1.OrderStatusService/Subscribe';
 
@@ -21,7 +24,11 @@ function stringField(field: number, value: string): Buffer {
  * SubscribeRequest { order_id = 1 } (after_seq 0 is the default and not sent).
  */
 export function subscribeMessage(orderId: string): Buffer {
-  const body = stringField(1, orderId);
+  return framedMessage(stringField(1, orderId));
+}
+
+/** A serialized message with gRPC's prefix: not compressed, its 4-byte big-endian length. */
+export function framedMessage(body: Uint8Array): Buffer {
   const prefix = Buffer.alloc(5);
   prefix.writeUInt32BE(body.length, 1);
   return Buffer.concat([prefix, body]);
