@@ -205,14 +205,25 @@ describe(`load test smoke against the ${server} server`, () => {
         floors: scenario === 'overhead' ? ['fastify', 'floor'] : [],
       });
     }
-    // Idle memory is read after forced GCs, as RSS and as the JS heap in use.
+    // Idle memory is read after forced GCs, as RSS and as the JS heap in use, from an
+    // empty service and at plateaus with exactly a quarter, half and three quarters
+    // connected (the connect loop splits its batch there: the smoke's 5 subscribers are
+    // one batch otherwise), whose stretches give the marginal figures.
     for (const r of report.runs.filter((x) => x.scenario === 'idle')) {
       const where = `idle ${r.transport}`;
       expect({
         where,
         gc: r.extra?.gcForced,
         heap: typeof r.extra?.heapPerConnectionKB,
-      }).toEqual({ where, gc: true, heap: 'number' });
+        plateaus: r.extra?.plateaus,
+        marginal: [typeof r.extra?.rssMarginalKB, typeof r.extra?.heapMarginalKB],
+      }).toEqual({
+        where,
+        gc: true,
+        heap: 'number',
+        plateaus: '0/1/2/3/5',
+        marginal: ['number', 'number'],
+      });
     }
     // Nchan's publisher (its own process on the generator's core) is sampled in every Nchan
     // run, so its CPU is reported and not counted as others' work on the host.

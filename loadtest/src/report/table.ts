@@ -50,11 +50,18 @@ export function note(r: RunResult): string {
     parts.push(`publisher ${r.host.helperCpuPctAvg}% CPU`);
   }
   if (r.scenario === 'idle' && r.extra) {
-    const heap = r.extra.heapPerConnectionKB;
+    const { heapPerConnectionKB: heap, rssMarginalKB, heapMarginalKB } = r.extra;
     parts.push(
       `${String(r.extra.rssPerConnectionKB)} KB/conn` +
         (heap !== undefined ? ` (heap ${String(heap)} KB)` : ''),
     );
+    // What one more connection costs on a warm service (idle.ts, second half).
+    if (rssMarginalKB !== undefined) {
+      parts.push(
+        `marginal ${String(rssMarginalKB)} KB` +
+          (heapMarginalKB !== undefined ? ` (heap ${String(heapMarginalKB)} KB)` : ''),
+      );
+    }
   }
   if (r.scenario === 'reconnect') parts.push(`reconnect p99 ${r.reconnectMs.p99} ms`);
   if (r.scenario === 'scale' && r.extra) parts.push(r.extra.clean ? 'clean' : 'bound passed');

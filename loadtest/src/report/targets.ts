@@ -56,10 +56,11 @@ export function targetChecks(runs: readonly RunResult[]): TargetCheck[] {
     const r = runs.find((x) => x.scenario === 'idle' && x.transport === t && x.server === 'nest');
     const v = r?.extra?.rssPerConnectionKB;
     if (typeof v !== 'number') continue;
+    const marginal = r?.extra?.rssMarginalKB;
     out.push({
       target: `${t}: idle RSS per connection`,
       required: `<= ${kb} KB`,
-      measured: `${v} KB`,
+      measured: `${v} KB` + (typeof marginal === 'number' ? ` (marginal ${marginal} KB)` : ''),
       reached: v <= kb,
     });
   }

@@ -1,7 +1,67 @@
 import { heapUsedAfterGc } from '../service/inspector-gc';
 import { readProcStat } from '../sampling/proc-stat';
-import { runTransport } from './run-transport';
+import { runTransport, type LiveRun } from './run-transport';
 import { anyTransport, perTransport, type Scenario } from './scenario';
+
+/** Memory of the service after forced GCs, with the subscribers connected at the time. */
+export interface Plateau {
+  readonly rssBytes: number;
+  readonly heapBytes: number | undefined;
+  readonly connected: number;
+}
+
+async function plateau(live: LiveRun): Promise<Plateau> {
+  const heapBytes = await heapUsedAfterGc(live.service.inspectorUrl);
+  const { pid } = live.service;
+  return {
+    heapBytes,
+    rssBytes: pid === undefined ? 0 : (readProcStat(pid)?.rssBytes ?? 0),
+    connected: live.subscribers.filter((s) => s.connected).length,
+  };
+}
+
+/** KB per connection between two plateaus (one decimal); undefined without a heap figure. */
+function perConnectionKB(
+  from: Plateau,
+  to: Plateau,
+  field: 'rssBytes' | 'heapBytes',
+): number | undefined {
+  const a = from[field];
+  const b = to[field];
+  const n = to.connected - from.connected;
+  if (a === undefined || b === undefined || n <= 0) return undefined;
+  return Math.round(((b - a) / n / 1024) * 10) / 10;
+}
+
+/** Where the connect loop pauses to measure: at a quarter, half and three quarters. */
+export function quarterPauses(subscribers: number): number[] {
+  const at = [1, 2, 3].map((q) => Math.floor((subscribers * q) / 4));
+  return [...new Set(at)].filter((n) => n > 0 && n < subscribers);
+}
+
+/**
+ * The per-connection cost of a warm service: KB per connection over each stretch between
+ * plateaus after the first, and their median, which a one-off step inside one stretch
+ * does not move. Undefined with fewer than one such stretch or no figure.
+ */
+export function marginalKB(
+  plateaus: readonly Plateau[],
+  field: 'rssBytes' | 'heapBytes',
+): { median: number; stretches: number[] } | undefined {
+  const stretches: number[] = [];
+  for (let i = 2; i < plateaus.length; i += 1) {
+    const v = perConnectionKB(plateaus[i - 1], plateaus[i], field);
+    if (v !== undefined) stretches.push(v);
+  }
+  if (stretches.length === 0) return undefined;
+  const sorted = [...stretches].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 === 1
+      ? sorted[mid]
+      : Math.round(((sorted[mid - 1] + sorted[mid]) / 2) * 10) / 10;
+  return { median, stretches };
+}
 
 /**
  * N subscribers, no events: service CPU, requests/s (long-poll hold timeouts cycling,
@@ -10,6 +70,15 @@ import { anyTransport, perTransport, type Scenario } from './scenario';
  * after the same GCs is kept beside it: RSS also counts pages the allocator and V8 keep
  * mapped after the connection burst, which differs between Node versions, and only the
  * heap says what the service still holds.
+ *
+ * The same figures are also read at plateaus with a quarter, half and three quarters of
+ * the subscribers connected and settled, and reported as the "marginal" cost: the
+ * median of KB per connection over the three stretches after the first quarter, what
+ * one more connection costs once the service is warm. The whole figure, from an empty
+ * service, also carries one-off costs: on Node 26 glibc's per-thread malloc arenas grew
+ * by ~7 MB once, somewhere between 500 and 1,000 SSE connections, and kept it (memory of
+ * background work such as JIT compilation, freed but not returned), which reads as 7 KB
+ * per connection at 1,000 connections and is gone from the slope past it.
  */
 export const idle: Scenario = {
   name: 'idle',
@@ -17,9 +86,8 @@ export const idle: Scenario = {
   supports: anyTransport,
   run: (ctx, o) =>
     perTransport(ctx, o.transports, async (transport) => {
-      let rssBefore = 0;
-      let heapBefore: number | undefined;
       const subscribers = o.subscribers ?? (o.tiny ? 5 : 1000);
+      const plateaus: Plateau[] = [];
       return runTransport(
         ctx,
         {
@@ -35,32 +103,43 @@ export const idle: Scenario = {
         },
         {
           beforeConnect: async (live) => {
-            heapBefore = await heapUsedAfterGc(live.service.inspectorUrl);
-            rssBefore =
-              live.service.pid === undefined ? 0 : (readProcStat(live.service.pid)?.rssBytes ?? 0);
+            plateaus.push(await plateau(live));
+          },
+          connectPauses: {
+            at: quarterPauses(subscribers),
+            run: async (live) => {
+              plateaus.push(await plateau(live));
+            },
           },
           afterDrain: async (live) => {
-            const heapAfter = await heapUsedAfterGc(live.service.inspectorUrl);
-            const rssAfter =
-              live.service.pid === undefined ? 0 : (readProcStat(live.service.pid)?.rssBytes ?? 0);
-            const connected = live.subscribers.filter((s) => s.connected).length;
-            const perConnectionKB = (bytes: number): number =>
-              connected > 0 ? Math.round((bytes / connected / 1024) * 10) / 10 : 0;
-            const gcForced = heapBefore !== undefined && heapAfter !== undefined;
-            return {
+            const after = await plateau(live);
+            const start = plateaus[0] ?? { rssBytes: 0, heapBytes: undefined, connected: 0 };
+            plateaus.push(after);
+            const gcForced = start.heapBytes !== undefined && after.heapBytes !== undefined;
+            const figures: Record<string, number | string | boolean> = {
               gcForced,
-              rssBeforeBytes: rssBefore,
-              rssAfterBytes: rssAfter,
-              connected,
-              rssPerConnectionKB: perConnectionKB(rssAfter - rssBefore),
-              ...(heapBefore !== undefined && heapAfter !== undefined
-                ? {
-                    heapBeforeBytes: heapBefore,
-                    heapAfterBytes: heapAfter,
-                    heapPerConnectionKB: perConnectionKB(heapAfter - heapBefore),
-                  }
-                : {}),
+              rssBeforeBytes: start.rssBytes,
+              rssAfterBytes: after.rssBytes,
+              connected: after.connected,
+              rssPerConnectionKB: perConnectionKB(start, after, 'rssBytes') ?? 0,
+              plateaus: plateaus.map((p) => p.connected).join('/'),
             };
+            if (start.heapBytes !== undefined && after.heapBytes !== undefined) {
+              figures.heapBeforeBytes = start.heapBytes;
+              figures.heapAfterBytes = after.heapBytes;
+              figures.heapPerConnectionKB = perConnectionKB(start, after, 'heapBytes') ?? 0;
+            }
+            const rss = marginalKB(plateaus, 'rssBytes');
+            const heap = marginalKB(plateaus, 'heapBytes');
+            if (rss) {
+              figures.rssMarginalKB = rss.median;
+              figures.rssStretchesKB = rss.stretches.join('/');
+            }
+            if (heap) {
+              figures.heapMarginalKB = heap.median;
+              figures.heapStretchesKB = heap.stretches.join('/');
+            }
+            return figures;
           },
         },
       );

@@ -40,6 +40,15 @@ let runCounter = 0;
 export interface RunHooks {
   /** After the orders exist, before any subscriber connects. */
   readonly beforeConnect?: (s: LiveRun) => Promise<void> | void;
+  /**
+   * Each time the count of connected subscribers reaches one of `at` (the connect loop
+   * splits its batches there) and they have their first event, before more connect:
+   * plateaus to measure at.
+   */
+  readonly connectPauses?: {
+    readonly at: readonly number[];
+    readonly run: (s: LiveRun) => Promise<void>;
+  };
   /** After every subscriber is connected, before the clock starts. */
   readonly beforeStart?: (s: LiveRun) => Promise<void> | void;
   /** Once per second while publishing. */
@@ -274,10 +283,17 @@ export async function runAgainst(
     });
 
     const live: LiveRun = { run, service, admin, subscribers, metrics, firstMetrics, proxy };
+    // Subscribers start at seq 0 and get the `created` event replayed: that confirms the
+    // stream on every transport. Wait for those replays so they are not counted as load.
+    const replaysArrived = (): Promise<boolean> =>
+      waitFor(() => subscribers.every((s) => s.tracker.highestSeq >= 1), CONNECT_BATCH_TIMEOUT_MS);
     await hooks.beforeConnect?.(live);
-    for (let i = 0; i < run.subscribers && !ctx.aborted(); i += CONNECT_BATCH) {
+    const pauses = hooks.connectPauses;
+    for (let i = 0; i < run.subscribers && !ctx.aborted();) {
+      const nextPause = Math.min(...(pauses?.at ?? []).filter((p) => p > i));
+      const end = Math.min(i + CONNECT_BATCH, run.subscribers, nextPause);
       const batch: Subscriber[] = [];
-      for (let j = i; j < Math.min(i + CONNECT_BATCH, run.subscribers); j += 1) {
+      for (let j = i; j < end; j += 1) {
         // Subscriber 0 is always sampled (it alone may go through the proxy).
         const sampled = j % stride === 0;
         const sub = new Subscriber(
@@ -306,13 +322,13 @@ export async function runAgainst(
           `only ${connected}/${run.subscribers} subscribers connected within ${CONNECT_BATCH_TIMEOUT_MS} ms`,
         );
       }
+      i = end;
+      if (pauses && end === nextPause && end < run.subscribers) {
+        await replaysArrived();
+        await pauses.run(live);
+      }
     }
-    // Subscribers start at seq 0 and get the `created` event replayed: that confirms the
-    // stream on every transport. Wait for those replays so they are not counted as load.
-    await waitFor(
-      () => subscribers.every((s) => s.tracker.highestSeq >= 1),
-      CONNECT_BATCH_TIMEOUT_MS,
-    );
+    await replaysArrived();
 
     await hooks.beforeStart?.(live);
     // Read before any warm-up, so the reference drop count spans the same events as the
