@@ -1,4 +1,4 @@
-import { marginalKB, quarterPauses, type Plateau } from './idle';
+import { marginalKB, plateauPauses, type Plateau } from './idle';
 
 const KB = 1024;
 
@@ -19,18 +19,19 @@ function plateaus(
   });
 }
 
-describe('quarterPauses', () => {
-  it('pauses at a quarter, half and three quarters, never at 0 or at the last subscriber', () => {
-    expect(quarterPauses(1000)).toEqual([250, 500, 750]);
-    expect(quarterPauses(5)).toEqual([1, 2, 3]);
-    expect(quarterPauses(2)).toEqual([1]);
-    expect(quarterPauses(1)).toEqual([]);
+describe('plateauPauses', () => {
+  it('pauses at each eighth, never at 0 or at the last subscriber, each count once', () => {
+    expect(plateauPauses(1000)).toEqual([125, 250, 375, 500, 625, 750, 875]);
+    expect(plateauPauses(5)).toEqual([1, 2, 3, 4]);
+    expect(plateauPauses(2)).toEqual([1]);
+    expect(plateauPauses(1)).toEqual([]);
+    expect(plateauPauses(1000, 4)).toEqual([250, 500, 750]);
   });
 });
 
 describe('marginalKB', () => {
-  it('is the per-connection slope past the first quarter', () => {
-    // A warm-up cost of 8 MB within the first quarter does not count.
+  it('is the per-connection slope past the first stretch', () => {
+    // A warm-up cost of 8 MB within the first stretch does not count.
     const p = plateaus([0, 250, 500, 750, 1000], 12, { 250: 8 * 1024 });
     expect(marginalKB(p, 'rssBytes')).toEqual({ median: 12, stretches: [12, 12, 12] });
     expect(marginalKB(p, 'heapBytes')?.median).toBe(6);

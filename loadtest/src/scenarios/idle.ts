@@ -33,9 +33,14 @@ function perConnectionKB(
   return Math.round(((b - a) / n / 1024) * 10) / 10;
 }
 
-/** Where the connect loop pauses to measure: at a quarter, half and three quarters. */
-export function quarterPauses(subscribers: number): number[] {
-  const at = [1, 2, 3].map((q) => Math.floor((subscribers * q) / 4));
+/** Plateaus of the marginal figure: one eighth of the subscribers apart. */
+export const PLATEAU_PARTS = 8;
+
+/** Where the connect loop pauses to measure: at each eighth of the subscribers but the last. */
+export function plateauPauses(subscribers: number, parts = PLATEAU_PARTS): number[] {
+  const at = Array.from({ length: parts - 1 }, (_, k) =>
+    Math.floor((subscribers * (k + 1)) / parts),
+  );
   return [...new Set(at)].filter((n) => n > 0 && n < subscribers);
 }
 
@@ -71,14 +76,17 @@ export function marginalKB(
  * mapped after the connection burst, which differs between Node versions, and only the
  * heap says what the service still holds.
  *
- * The same figures are also read at plateaus with a quarter, half and three quarters of
- * the subscribers connected and settled, and reported as the "marginal" cost: the
- * median of KB per connection over the three stretches after the first quarter, what
- * one more connection costs once the service is warm. The whole figure, from an empty
- * service, also carries one-off costs: on Node 26 glibc's per-thread malloc arenas grew
- * by ~7 MB once, somewhere between 500 and 1,000 SSE connections, and kept it (memory of
- * background work such as JIT compilation, freed but not returned), which reads as 7 KB
- * per connection at 1,000 connections and is gone from the slope past it.
+ * The same figures are also read at plateaus an eighth of the subscribers apart, the
+ * last with all connected and settled before the (idle) window, and reported as the
+ * "marginal" cost: the median of KB per connection over the stretches after the first
+ * eighth, what one more connection costs a warm service. The whole figure, from an
+ * empty service, also carries one-off costs: on Node 26 glibc's per-thread malloc arenas
+ * grew by ~7 MB once, somewhere between 500 and 1,000 SSE connections, and kept it
+ * (memory of background work such as JIT compilation, freed but not returned), which
+ * reads as 7 KB per connection at 1,000 connections. The median of seven stretches
+ * passes over such a step in one or two of them; the last plateau is read before the
+ * window, as the window's own traffic (the admin API's scrapes, the inspector) leaves
+ * a few hundred KB behind that the whole figure also counts.
  */
 export const idle: Scenario = {
   name: 'idle',
@@ -106,15 +114,17 @@ export const idle: Scenario = {
             plateaus.push(await plateau(live));
           },
           connectPauses: {
-            at: quarterPauses(subscribers),
+            at: plateauPauses(subscribers),
             run: async (live) => {
               plateaus.push(await plateau(live));
             },
           },
+          beforeStart: async (live) => {
+            plateaus.push(await plateau(live));
+          },
           afterDrain: async (live) => {
             const after = await plateau(live);
             const start = plateaus[0] ?? { rssBytes: 0, heapBytes: undefined, connected: 0 };
-            plateaus.push(after);
             const gcForced = start.heapBytes !== undefined && after.heapBytes !== undefined;
             const figures: Record<string, number | string | boolean> = {
               gcForced,
