@@ -55,7 +55,7 @@ export function note(r: RunResult): string {
       `${String(r.extra.rssPerConnectionKB)} KB/conn` +
         (heap !== undefined ? ` (heap ${String(heap)} KB)` : ''),
     );
-    // What one more connection costs on a warm service (idle.ts, second half).
+    // What one more connection costs a warm service (idle.ts: median over the stretches).
     if (rssMarginalKB !== undefined) {
       parts.push(
         `marginal ${String(rssMarginalKB)} KB` +

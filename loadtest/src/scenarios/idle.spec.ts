@@ -2,7 +2,10 @@ import { marginalKB, plateauPauses, type Plateau } from './idle';
 
 const KB = 1024;
 
-/** Plateaus at the given connection counts, each connection costing `kbEach` KB of RSS and half of it heap, plus `extraKB` once reached. */
+/**
+ * Plateaus at the given connection counts, each connection costing `kbEach` KB of RSS
+ * (half of it heap), plus a one-off `steps[count]` MB of RSS from that count on.
+ */
 function plateaus(
   counts: readonly number[],
   kbEach: number,

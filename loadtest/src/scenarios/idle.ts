@@ -20,7 +20,10 @@ async function plateau(live: LiveRun): Promise<Plateau> {
   };
 }
 
-/** KB per connection between two plateaus (one decimal); undefined without a heap figure. */
+/**
+ * KB per connection between two plateaus (one decimal); undefined without the figure or
+ * without a connection between them.
+ */
 function perConnectionKB(
   from: Plateau,
   to: Plateau,
@@ -47,7 +50,7 @@ export function plateauPauses(subscribers: number, parts = PLATEAU_PARTS): numbe
 /**
  * The per-connection cost of a warm service: KB per connection over each stretch between
  * plateaus after the first, and their median, which a one-off step inside one stretch
- * does not move. Undefined with fewer than one such stretch or no figure.
+ * does not move. Undefined without such a stretch or without the figure.
  */
 export function marginalKB(
   plateaus: readonly Plateau[],
@@ -81,9 +84,10 @@ export function marginalKB(
  * "marginal" cost: the median of KB per connection over the stretches after the first
  * eighth, what one more connection costs a warm service. The whole figure, from an
  * empty service, also carries one-off costs: on Node 26 glibc's per-thread malloc arenas
- * grew by ~7 MB once, somewhere between 500 and 1,000 SSE connections, and kept it
- * (memory of background work such as JIT compilation, freed but not returned), which
- * reads as 7 KB per connection at 1,000 connections. The median of seven stretches
+ * grew by 7-13 MB once, between 500 and 750 SSE connections, and kept it (memory of the
+ * JIT's background compilation of the now hot connection path, freed by V8 but not
+ * returned: gone with --no-opt --no-maglev), which reads as 5-10 KB per connection at
+ * 1,000-2,000 connections (loadtest/results/idle/README.md). The median of seven stretches
  * passes over such a step in one or two of them; the last plateau is read before the
  * window, as the window's own traffic (the admin API's scrapes, the inspector) leaves
  * a few hundred KB behind that the whole figure also counts.
