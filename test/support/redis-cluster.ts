@@ -14,6 +14,8 @@ export const CLUSTER_NODE_TIMEOUT_MS = 1_500;
 /** @default 20_000 ms for the cluster to form, or to settle after a failover */
 export const CLUSTER_SETTLE_TIMEOUT_MS = 20_000;
 const NODE_READY_TIMEOUT_MS = 5_000;
+/** How long nodeCommand waits for the TCP connect (see there why this long). */
+const NODE_CONNECT_TIMEOUT_MS = 10_000;
 const SLOTS = 16_384;
 /** How long the other nodes stay behind in a `source-first` slot move (closeSlotMigration). */
 const LATE_NODES_PAUSE_MS = 300;
@@ -105,24 +107,8 @@ export class RedisCluster {
   }
 
   /** One command to one node, on a connection of its own (no retry, no queue). */
-  async command(port: number, ...args: (string | number)[]): Promise<unknown> {
-    const client = new Redis({
-      host: '127.0.0.1',
-      port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-      connectTimeout: 1_000,
-      commandTimeout: 5_000,
-    });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      const [name, ...rest] = args.map(String);
-      return await client.call(name, ...rest);
-    } finally {
-      client.disconnect();
-    }
+  command(port: number, ...args: (string | number)[]): Promise<unknown> {
+    return nodeCommand(port, ...args);
   }
 
   /** The slot a key (or a hash-tagged key) lives in. */
@@ -410,4 +396,35 @@ async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < count) ports.add(await freePort());
   return [...ports];
+}
+
+/**
+ * One command to the Redis node on `port` (127.0.0.1), on a connection of its own: no
+ * retry, no offline queue, closed after the answer.
+ *
+ * The connect timeout is generous on purpose: ioredis arms it as the socket's idle
+ * timeout when the socket is made and clears it on the 'connect' event, and when this
+ * process stalls longer than the timeout (a busy CI host, both Jest runs at once, GC) the
+ * timer runs before the connect event is read and the client gives up on a node that
+ * had accepted at once ("Connection is closed."). A dead node still refuses at once and a
+ * frozen one (SIGSTOP: the kernel accepts for it) is bounded by the command timeout.
+ */
+export async function nodeCommand(port: number, ...args: (string | number)[]): Promise<unknown> {
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: NODE_CONNECT_TIMEOUT_MS,
+    commandTimeout: 5_000,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const [name, ...rest] = args.map(String);
+    return await client.call(name, ...rest);
+  } finally {
+    client.disconnect();
+  }
 }
