@@ -1,4 +1,5 @@
 import { heapUsedAfterGc } from '../service/inspector-gc';
+import { median as medianOf } from '../report/targets';
 import { readProcStat } from '../sampling/proc-stat';
 import { runTransport, type LiveRun } from './run-transport';
 import { anyTransport, perTransport, type Scenario } from './scenario';
@@ -62,12 +63,7 @@ export function marginalKB(
     if (v !== undefined) stretches.push(v);
   }
   if (stretches.length === 0) return undefined;
-  const sorted = [...stretches].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median =
-    sorted.length % 2 === 1
-      ? sorted[mid]
-      : Math.round(((sorted[mid - 1] + sorted[mid]) / 2) * 10) / 10;
+  const median = Math.round(medianOf(stretches) * 10) / 10;
   return { median, stretches };
 }
 
