@@ -130,11 +130,21 @@ export class Attempts {
           req: object,
           md: Metadata,
         ) => ReturnType<OrderStatusClient['subscribe']>;
+        const before = this.app.bus.subscriberCount();
         const call = subscribe({ orderId, afterSeq }, md);
-        const c = collect(call, 5_000);
-        const timer = setTimeout(() => call.cancel(), 300);
+        const c = collect(call, 10_000);
+        // A refused stream ends with its status; an accepted one sends nothing until an
+        // event, so "open" is read from the service's bus gaining the subscription. Not a
+        // fixed give-up timer: on a busy host a refusal can take longer than any guess,
+        // and cancelling first would read it as CANCELLED, an open stream.
+        let ended = false;
+        void c.status.finally(() => (ended = true)).catch(() => undefined);
+        await waitFor(() => ended || this.app.bus.subscriberCount() > before, 'an answer', 10_000);
+        if (!ended) {
+          await new Promise((r) => setTimeout(r, 50));
+          call.cancel();
+        }
         const status: StatusObject = await c.status;
-        clearTimeout(timer);
         const code = GRPC_TO_CODE[status.code] ?? ErrorCode.Internal;
         return { code, status: status.code, events: seqsOf(c.items).length };
       }

@@ -1,13 +1,6 @@
 import { nodeCommand } from './redis-cluster';
 import { RedisServer } from './redis-server';
-
-/** Blocks this process's event loop, as a busy host or a long GC pause does. */
-function stall(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // busy: nothing else of this process runs meanwhile
-  }
-}
+import { stall } from './stall';
 
 /** The cluster harness's one-shot node command, on its own, against a real redis-server. */
 describe('nodeCommand (the Redis Cluster harness)', () => {
