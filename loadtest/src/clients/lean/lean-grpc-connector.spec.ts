@@ -7,14 +7,33 @@ import { OrderStatus } from '@app/contracts/order-status';
 import { streamItemToProto } from '@app/contracts/proto-codec';
 import { GrpcConnector, orderStatusClientCtor } from '../grpc-connector';
 import type { Connector, StreamHandlers } from '../transport';
+import { ReadBatcher } from '../read-batcher';
 import { LeanGrpcConnector, MessageDecoder } from './lean-grpc-connector';
+import { RawGrpcConnector } from './raw-grpc-connector';
 
 /**
- * The lean gRPC client against a real grpc-js server, beside grpc-js's own client
- * (GrpcConnector): for every way a Subscribe call goes, the two report the same calls
- * to their handlers, so a scale run's unsampled subscribers count what the sampled ones
- * would have.
+ * The clients below grpc-js (the lean one on `node:http2`, the raw one on a TCP socket,
+ * reading as data arrives and in batches) against a real grpc-js server, beside grpc-js's
+ * own client (GrpcConnector): for every way a Subscribe call goes, they report the same
+ * calls to their handlers, so a scale run's unsampled subscribers count what the sampled
+ * ones would have.
  */
+type Lean = (address: string, token?: string) => Connector;
+const batchers: ReadBatcher[] = [];
+const CLIENTS: [string, Lean][] = [
+  ['LeanGrpcConnector', (address, token) => new LeanGrpcConnector(address, token, false)],
+  ['RawGrpcConnector', (address, token) => new RawGrpcConnector(address, token)],
+  [
+    'RawGrpcConnector, batched reads',
+    (address, token) => {
+      const batcher = new ReadBatcher(20);
+      batchers.push(batcher);
+      return new RawGrpcConnector(address, token, { batcher });
+    },
+  ],
+];
+afterAll(() => batchers.forEach((b) => b.stop()));
+
 const event = (seq: number): StreamItem => ({
   kind: 'event',
   event: {
@@ -83,7 +102,7 @@ function follow(connector: Connector, orderId: string, untilEvents = Infinity): 
   });
 }
 
-describe('LeanGrpcConnector', () => {
+describe.each(CLIENTS)('%s', (_name, leanClient) => {
   let server: grpc.Server;
   let address = '';
   const cancelled: string[] = [];
@@ -110,7 +129,7 @@ describe('LeanGrpcConnector', () => {
   it.each(['completes', 'max-age', 'denied'])(
     'reports what grpc-js reports when the call %s',
     async (orderId) => {
-      const lean = new LeanGrpcConnector(address, undefined, false);
+      const lean = leanClient(address);
       const reference = new GrpcConnector(address, undefined, false);
       try {
         const [a, b] = [await follow(lean, orderId), await follow(reference, orderId)];
@@ -135,8 +154,11 @@ describe('LeanGrpcConnector', () => {
   );
 
   it('sends the bearer token as grpc-js sends metadata, and close() cancels the call', async () => {
-    for (const shared of [false, true]) {
-      const lean = new LeanGrpcConnector(address, 'tok-123', shared);
+    const connectors = [leanClient(address, 'tok-123')];
+    // The lean client shares a session when asked; the raw one has a connection per call.
+    if (_name === 'LeanGrpcConnector')
+      connectors.push(new LeanGrpcConnector(address, 'tok-123', true));
+    for (const lean of connectors) {
       try {
         expect(await follow(lean, 'whoami', 1)).toEqual([
           'open',
@@ -159,7 +181,7 @@ describe('LeanGrpcConnector', () => {
       ),
     );
     probe.forceShutdown(); // a free port nobody listens on
-    const lean = new LeanGrpcConnector(`127.0.0.1:${port}`, undefined, false);
+    const lean = leanClient(`127.0.0.1:${port}`);
     try {
       expect(await follow(lean, 'completes')).toEqual(['error grpc_UNAVAILABLE']);
     } finally {
@@ -200,7 +222,7 @@ async function rawServer(
   };
 }
 
-describe('LeanGrpcConnector on answers a grpc-js server does not give', () => {
+describe.each(CLIENTS)('%s on answers a grpc-js server does not give', (_name, leanClient) => {
   const grpcHead = { ':status': 200, 'content-type': 'application/grpc' };
   const cases: [string, (stream: http2.ServerHttp2Stream, drop: () => void) => void, string][] = [
     [
@@ -237,7 +259,7 @@ describe('LeanGrpcConnector on answers a grpc-js server does not give', () => {
 
   it.each(cases)('reports what grpc-js reports on %s', async (_name, answer, expected) => {
     const raw = await rawServer(answer);
-    const lean = new LeanGrpcConnector(raw.address, undefined, false);
+    const lean = leanClient(raw.address);
     const reference = new GrpcConnector(raw.address, undefined, false);
     try {
       const [a, b] = [await follow(lean, 'o-1'), await follow(reference, 'o-1')];

@@ -1,10 +1,10 @@
 import * as http2 from 'node:http2';
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
-import { dispatchSubscribeResponse, orderStatusClientCtor } from '../grpc-connector';
+import { orderStatusClientCtor } from '../grpc-connector';
 import { framedMessage, grpcHeaders } from '../grpc-frame';
 import type { Connector, OpenStream, StreamHandlers } from '../transport';
-import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean-proto';
+import { CONNECTION_LOST, GrpcCallReport } from './grpc-call-report';
+import type { SubscribeResponseMsg } from './lean-proto';
 
 /** gRPC's length-prefixed message: a compressed flag byte and a 4-byte big-endian length. */
 const PREFIX_BYTES = 5;
@@ -60,63 +60,18 @@ export class LeanGrpcConnector implements Connector {
     const req = session.request(grpcHeaders(this.token));
     req.end(framedMessage(body));
 
-    let done = false;
-    let opened = false;
-    const finish = (report: () => void): void => {
-      if (done) return;
-      done = true;
-      if (own) session.close();
-      report();
-    };
-    const open = (): void => {
-      if (opened) return;
-      opened = true;
-      handlers.onOpen();
-    };
     const full = (b: Buffer): SubscribeResponseMsg =>
       method.responseDeserialize(b) as SubscribeResponseMsg;
-    const fail = (code: GrpcCode): void => {
-      finish(() => handlers.onError(`grpc_${GrpcCode[code]}`));
-      if (!req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
-    };
-    const decoder = new MessageDecoder((msg) => {
-      if (done) return;
-      open();
-      let m: SubscribeResponseMsg;
-      try {
-        m = leanSubscribeResponse(msg, full);
-      } catch {
-        // A message that does not decode ends the call, as grpc-js ends it.
-        fail(GrpcCode.INTERNAL);
-        return;
-      }
-      dispatchSubscribeResponse(m, handlers);
+    const report = new GrpcCallReport(handlers, full, (failed) => {
+      if (own) session.close();
+      if (failed && !req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
     });
-    // The call's status: in the trailers, or in the response headers of a trailers-only
-    // answer (an error before any message).
-    const onStatus = (h: http2.IncomingHttpHeaders): void => {
-      const code = h['grpc-status'];
-      if (code === undefined) return;
-      finish(() => {
-        const n = Number(code) as GrpcCode;
-        if (n === GrpcCode.OK) return handlers.onEnd('completed');
-        const reason = h[StreamEndTrailer.Reason];
-        // A server-ended stream (max age, shutdown) is UNAVAILABLE naming its reason.
-        if (n === GrpcCode.UNAVAILABLE && typeof reason === 'string') handlers.onEnd(reason);
-        else handlers.onError(`grpc_${GrpcCode[n] ?? code}`);
-      });
-    };
-    req.on('response', (h) => {
-      // Headers without a status open the call (grpc-js emits its metadata), whatever
-      // the HTTP status; a trailers-only answer does not.
-      if (h['grpc-status'] === undefined) open();
-      if (h[':status'] !== 200) fail(codeOfHttpStatus(h[':status']));
-      else onStatus(h);
-    });
+    const decoder = new MessageDecoder((msg) => report.message(msg));
+    req.on('response', (h) => report.responseHeaders(h));
     req.on('data', (chunk: Buffer) => {
-      if (!decoder.push(chunk)) fail(GrpcCode.INTERNAL);
+      if (!decoder.push(chunk)) report.fail(GrpcCode.INTERNAL);
     });
-    req.on('trailers', onStatus);
+    req.on('trailers', (h) => report.status(h));
     let lost = false;
     req.on('error', (err: Error & { code?: string; cause?: { code?: string } }) => {
       // A lost session ends its streams with ERR_HTTP2_STREAM_CANCEL, its own error the cause.
@@ -125,13 +80,14 @@ export class LeanGrpcConnector implements Connector {
     // Closed with no status: reset by the server, or the connection lost (Node then resets
     // the stream with CANCEL on a destroyed session, which grpc-js too reports as
     // UNAVAILABLE rather than CANCELLED).
-    req.on('close', () =>
-      fail(lost || session.destroyed ? GrpcCode.UNAVAILABLE : codeOfReset(req.rstCode)),
-    );
+    req.on('close', () => {
+      if (lost || session.destroyed) report.lost();
+      else report.reset(req.rstCode);
+    });
 
     return {
       close: () => {
-        done = true;
+        report.close();
         if (!req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
         if (own) session.close();
       },
@@ -144,47 +100,6 @@ export class LeanGrpcConnector implements Connector {
     for (const s of this.sessions) s.destroy();
     this.sessions.clear();
     this.shared = undefined;
-  }
-}
-
-/** Errors of a stream whose connection failed or dropped: UNAVAILABLE, as grpc-js says. */
-const CONNECTION_LOST = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
-
-/** The status of a call answered with a non-200 HTTP status (grpc-js's mapping). */
-function codeOfHttpStatus(status: number | undefined): GrpcCode {
-  switch (status) {
-    case 400:
-      return GrpcCode.INTERNAL;
-    case 401:
-      return GrpcCode.UNAUTHENTICATED;
-    case 403:
-      return GrpcCode.PERMISSION_DENIED;
-    case 404:
-      return GrpcCode.UNIMPLEMENTED;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return GrpcCode.UNAVAILABLE;
-    default:
-      return GrpcCode.UNKNOWN;
-  }
-}
-
-/** The status of a call whose stream was reset before any status (grpc-js's mapping). */
-function codeOfReset(rstCode: number): GrpcCode {
-  const c = http2.constants;
-  switch (rstCode) {
-    case c.NGHTTP2_REFUSED_STREAM:
-      return GrpcCode.UNAVAILABLE;
-    case c.NGHTTP2_CANCEL:
-      return GrpcCode.CANCELLED;
-    case c.NGHTTP2_ENHANCE_YOUR_CALM:
-      return GrpcCode.RESOURCE_EXHAUSTED;
-    case c.NGHTTP2_INADEQUATE_SECURITY:
-      return GrpcCode.PERMISSION_DENIED;
-    default:
-      return GrpcCode.INTERNAL;
   }
 }
 
