@@ -22,6 +22,12 @@ describe('readBatchNote', () => {
     expect(note[0]).not.toContain('grpc');
   });
 
+  it('says when gRPC read in batches, which only the raw client does', () => {
+    const note = readBatchNote([run('sse', 1000), run('grpc', 1000)]);
+    expect(note[0]).toContain('Batched reads (sse, grpc)');
+    expect(note[0]).toContain('raw client');
+  });
+
   it('says nothing when every subscriber read as events arrived', () => {
     expect(readBatchNote([run('sse'), run('grpc')])).toEqual([]);
   });

@@ -10,11 +10,16 @@ export function readBatchNote(runs: readonly RunResult[]): string[] {
   const batched = runs.filter((r) => r.settings.readBatchMs !== undefined);
   if (batched.length === 0) return [];
   const periods = [...new Set(batched.map((r) => r.settings.readBatchMs))].join(' / ');
-  const transports = [...new Set(batched.map((r) => r.transport))].join(', ');
+  const transports = [...new Set(batched.map((r) => r.transport))];
+  // gRPC reads in batches only through the raw client (RawGrpcConnector).
+  const raw = transports.includes('grpc')
+    ? " gRPC's unsampled subscribers speak HTTP/2 through the load test's raw client " +
+      '(frames written and read by hand) rather than grpc-js; the requests are the same.'
+    : '';
   return [
-    `Batched reads (${transports}): the subscribers whose latency was not sampled read their ` +
-      `sockets once every ${periods} ms; the server's writes are the same ` +
-      '(docs/loadtest-method.md, "Batched reads").',
+    `Batched reads (${transports.join(', ')}): the subscribers whose latency was not sampled ` +
+      `read their sockets once every ${periods} ms; the server's writes are the same ` +
+      `(docs/loadtest-method.md, "Batched reads").${raw}`,
     '',
   ];
 }
