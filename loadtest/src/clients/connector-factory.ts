@@ -24,7 +24,7 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
   const profile = o.headers ?? 'bare';
   const h1 = (batcher?: ReadBatcher): Http1Getter => new Http1Getter(o.host, o.httpPort, batcher);
   const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
-  // Only SSE over HTTP/1.1, socket.io and raw gRPC read in batches (ConnectorOptions.readBatcher).
+  // Only SSE over HTTP/1.1 and socket.io read in batches (see ConnectorOptions.readBatcher).
   const batcher = readsInBatches(transport, o) ? o.readBatcher : undefined;
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };
   if (o.peer === 'nchan') {
@@ -36,15 +36,11 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
   }
   switch (transport) {
     case 'grpc':
-      if (batcher !== undefined) {
-        return new RawGrpcConnector(`${o.host}:${o.grpcPort}`, o.token, { batcher });
-      }
       if (o.leanGrpc === true && readsLean(transport, o)) {
-        return new LeanGrpcConnector(
-          `${o.host}:${o.grpcPort}`,
-          o.token,
-          o.grpcSharedChannel ?? false,
-        );
+        const address = `${o.host}:${o.grpcPort}`;
+        return o.grpcSharedChannel === true
+          ? new LeanGrpcConnector(address, o.token, true)
+          : new RawGrpcConnector(address, o.token);
       }
       return new GrpcConnector(
         `${o.host}:${o.grpcPort}`,

@@ -83,35 +83,27 @@ export interface ConnectorOptions {
   /** Short-poll interval. @default 250 */
   readonly shortPollIntervalMs?: number;
   /**
-   * Read every stream's socket in batches (ReadBatcher): SSE over HTTP/1.1, socket.io, and
-   * gRPC through the raw client (RawGrpcConnector: a connection per subscriber, plaintext);
-   * ignored by the others (an HTTP/2 session reads its socket itself, and a poll is read
-   * when it is answered). @default undefined, read as events arrive
+   * Read every stream's socket in batches (ReadBatcher): SSE over HTTP/1.1 and socket.io;
+   * ignored by the others (an HTTP/2 session reads its socket itself, a poll is read
+   * when it is answered, and gRPC's clients read as data arrives: batched gRPC reads
+   * lengthened the server's tail, loadtest/results/scale/README.md). @default undefined
    */
   readonly readBatcher?: ReadBatcher;
   /**
-   * gRPC: read through LeanGrpcConnector (`node:http2` with gRPC's framing) instead of
-   * grpc-js; plaintext only, ignored with grpcTls. For the unsampled subscribers of a
-   * run with a shared channel, which the raw client does not serve. @default false
+   * gRPC: read through a client below grpc-js, for the unsampled subscribers: the raw one
+   * (RawGrpcConnector, HTTP/2 framed by hand, a connection per call), or over a shared
+   * channel the lean one (LeanGrpcConnector, `node:http2`). Plaintext only, ignored with
+   * grpcTls. @default false, grpc-js
    */
   readonly leanGrpc?: boolean;
 }
 
 /** The transports whose connectors read in batches when given a ReadBatcher. */
-export function readsInBatches(
-  transport: TransportName,
-  o: {
-    readonly peer?: 'nchan';
-    readonly grpcTls?: GrpcTls;
-    readonly grpcSharedChannel?: boolean;
-  },
-): boolean {
-  if (o.peer !== undefined) return false;
-  if (transport === 'grpc') return o.grpcTls === undefined && o.grpcSharedChannel !== true;
-  return transport === 'sse' || transport === 'ws';
+export function readsInBatches(transport: TransportName, o: { readonly peer?: 'nchan' }): boolean {
+  return o.peer === undefined && (transport === 'sse' || transport === 'ws');
 }
 
-/** Whether a gRPC connector with these options can read through the lean client. */
+/** Whether a gRPC connector with these options can read through a client below grpc-js. */
 export function readsLean(
   transport: TransportName,
   o: { readonly peer?: 'nchan'; readonly grpcTls?: GrpcTls },

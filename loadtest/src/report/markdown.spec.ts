@@ -2,7 +2,12 @@ import type { RunResult } from '../scenarios/result';
 import { leanGrpcNote, readBatchNote } from './markdown';
 
 /** Only the fields the notes read. */
-function run(transport: string, readBatchMs?: number, leanGrpc?: boolean): RunResult {
+function run(
+  transport: string,
+  readBatchMs?: number,
+  leanGrpc?: boolean,
+  rawGrpc?: boolean,
+): RunResult {
   return {
     scenario: 'scale',
     transport,
@@ -10,6 +15,7 @@ function run(transport: string, readBatchMs?: number, leanGrpc?: boolean): RunRe
       subscribers: 2000,
       ...(readBatchMs === undefined ? {} : { readBatchMs }),
       ...(leanGrpc === undefined ? {} : { leanGrpc }),
+      ...(rawGrpc === undefined ? {} : { rawGrpc }),
     },
   } as unknown as RunResult;
 }
@@ -22,12 +28,6 @@ describe('readBatchNote', () => {
     expect(note[0]).not.toContain('grpc');
   });
 
-  it('says when gRPC read in batches, which only the raw client does', () => {
-    const note = readBatchNote([run('sse', 1000), run('grpc', 1000)]);
-    expect(note[0]).toContain('Batched reads (sse, grpc)');
-    expect(note[0]).toContain('raw client');
-  });
-
   it('says nothing when every subscriber read as events arrived', () => {
     expect(readBatchNote([run('sse'), run('grpc')])).toEqual([]);
   });
@@ -37,7 +37,15 @@ describe('leanGrpcNote', () => {
   it('says when unsampled gRPC subscribers read through the lean client', () => {
     const note = leanGrpcNote([run('sse', 1000), run('grpc', undefined, true)]);
     expect(note[0]).toContain('Lean gRPC client');
+    expect(note[0]).toContain('`node:http2`');
     expect(note[0]).toContain('rather than grpc-js');
+  });
+
+  it('names the raw client when the runs used it', () => {
+    const note = leanGrpcNote([run('grpc', undefined, true, true)]);
+    expect(note[0]).toContain('Raw gRPC client');
+    expect(note[0]).toContain('by hand');
+    expect(note[0]).not.toContain('`node:http2`');
   });
 
   it('says nothing when every gRPC subscriber used grpc-js', () => {

@@ -24,13 +24,18 @@ export function readBatchNote(runs: readonly RunResult[]): string[] {
   ];
 }
 
-/** The line under a table whose gRPC runs read their unsampled subscribers through the lean client. */
+/** The line under a table whose gRPC runs read their unsampled subscribers below grpc-js. */
 export function leanGrpcNote(runs: readonly RunResult[]): string[] {
-  if (!runs.some((r) => r.settings.leanGrpc === true)) return [];
+  const lean = runs.filter((r) => r.settings.leanGrpc === true);
+  if (lean.length === 0) return [];
+  const raw = lean.some((r) => r.settings.rawGrpc === true);
+  const how = raw
+    ? "the load test's raw client (HTTP/2 frames written and read by hand on a TCP socket)"
+    : '`node:http2` with gRPC framing';
   return [
-    'Lean gRPC client: the gRPC subscribers whose latency was not sampled read through ' +
-      '`node:http2` with gRPC framing rather than grpc-js; the sampled ones, and every request ' +
-      'the server sees, are the same (docs/loadtest-method.md, "Batched reads").',
+    `${raw ? 'Raw' : 'Lean'} gRPC client: the gRPC subscribers whose latency was not sampled ` +
+      `read through ${how} rather than grpc-js; the sampled ones, and every request the ` +
+      'server sees, are the same (docs/loadtest-method.md, "Batched reads").',
     '',
   ];
 }

@@ -61,10 +61,13 @@ export interface RunSettingsRecord {
    */
   readonly readBatchMs?: number;
   /**
-   * The gRPC subscribers whose latency was not sampled read through the lean client
-   * (LeanGrpcConnector) rather than grpc-js; absent when all used grpc-js.
+   * The gRPC subscribers whose latency was not sampled read through a client below
+   * grpc-js; absent when all used grpc-js. Alone: the lean client (LeanGrpcConnector,
+   * `node:http2`; every such run before the raw client, and a shared channel since).
    */
   readonly leanGrpc?: boolean;
+  /** With leanGrpc: that client was the raw one (RawGrpcConnector, HTTP/2 by hand). */
+  readonly rawGrpc?: boolean;
 }
 
 export interface EventCounts {

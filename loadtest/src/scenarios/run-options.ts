@@ -43,11 +43,11 @@ export interface TransportRun {
   readonly grpcSharedChannel?: boolean;
   /**
    * Subscribers whose latency is not sampled read in batches, once every this many ms
-   * (ReadBatcher), where the transport's connector can (SSE over HTTP/1.1, socket.io, gRPC
-   * through the raw client) and the run goes neither through the proxy nor to other
-   * endpoints; gRPC over a shared channel reads through the lean client instead
-   * (readsLean). 0 or absent: every subscriber reads as events arrive, through the
-   * connector sampled subscribers use.
+   * (ReadBatcher), where the transport's connector can (SSE over HTTP/1.1, socket.io) and
+   * the run goes neither through the proxy nor to other endpoints; gRPC's read as data
+   * arrives through a client below grpc-js instead (readsLean: the raw client, or the lean
+   * one over a shared channel). 0 or absent: every subscriber reads as events arrive,
+   * through the connector sampled subscribers use.
    */
   readonly readBatchMs?: number;
   /** Resume on stream end/error. @default true */

@@ -253,8 +253,8 @@ export async function runAgainst(
       connectors.push(proxied);
     }
     // The unsampled subscribers' connector, when they read cheaply: in batches (SSE over
-    // HTTP/1.1, socket.io, gRPC through the raw client), or for gRPC over a shared
-    // channel, whose HTTP/2 session reads its socket itself, through the lean client.
+    // HTTP/1.1, socket.io), or for gRPC through a client below grpc-js (the raw one; the
+    // lean one over a shared channel), reading as data arrives.
     let unsampled = direct;
     const cheapUnsampled = (run.readBatchMs ?? 0) > 0 && !run.proxy && spread.length === 0;
     if (cheapUnsampled && readsInBatches(run.transport, base)) {
@@ -471,6 +471,7 @@ export async function runAgainst(
       env: { ...run.env },
       ...(batcher ? { readBatchMs: batcher.everyMs } : {}),
       ...(leanGrpc ? { leanGrpc } : {}),
+      ...(leanGrpc && run.grpcSharedChannel !== true ? { rawGrpc: true } : {}),
     },
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),

@@ -7,32 +7,21 @@ import { OrderStatus } from '@app/contracts/order-status';
 import { streamItemToProto } from '@app/contracts/proto-codec';
 import { GrpcConnector, orderStatusClientCtor } from '../grpc-connector';
 import type { Connector, StreamHandlers } from '../transport';
-import { ReadBatcher } from '../read-batcher';
 import { LeanGrpcConnector, MessageDecoder } from './lean-grpc-connector';
 import { RawGrpcConnector } from './raw-grpc-connector';
 
 /**
- * The clients below grpc-js (the lean one on `node:http2`, the raw one on a TCP socket,
- * reading as data arrives and in batches) against a real grpc-js server, beside grpc-js's
+ * The clients below grpc-js (the lean one on `node:http2`, the raw one on a TCP socket)
+ * against a real grpc-js server, beside grpc-js's
  * own client (GrpcConnector): for every way a Subscribe call goes, they report the same
  * calls to their handlers, so a scale run's unsampled subscribers count what the sampled
  * ones would have.
  */
 type Lean = (address: string, token?: string) => Connector;
-const batchers: ReadBatcher[] = [];
 const CLIENTS: [string, Lean][] = [
   ['LeanGrpcConnector', (address, token) => new LeanGrpcConnector(address, token, false)],
   ['RawGrpcConnector', (address, token) => new RawGrpcConnector(address, token)],
-  [
-    'RawGrpcConnector, batched reads',
-    (address, token) => {
-      const batcher = new ReadBatcher(20);
-      batchers.push(batcher);
-      return new RawGrpcConnector(address, token, { batcher });
-    },
-  ],
 ];
-afterAll(() => batchers.forEach((b) => b.stop()));
 
 const event = (seq: number): StreamItem => ({
   kind: 'event',

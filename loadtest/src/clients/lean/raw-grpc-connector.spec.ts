@@ -5,7 +5,6 @@ import { OrderStatus } from '@app/contracts/order-status';
 import { streamItemToProto } from '@app/contracts/proto-codec';
 import { orderStatusClientCtor } from '../grpc-connector';
 import { framedMessage } from '../grpc-frame';
-import { ReadBatcher } from '../read-batcher';
 import type { StreamHandlers } from '../transport';
 import { Flag, frame, FrameSplitter, FrameType, unpadded, type Frame } from './h2-frames';
 import { RawGrpcConnector } from './raw-grpc-connector';
@@ -100,19 +99,14 @@ describe('RawGrpcConnector against grpc-js', () => {
   });
   afterAll(() => server.forceShutdown());
 
-  it.each([
-    ['as data arrives', undefined],
-    ['in batches of 100 ms', 100],
-  ])('answers the keepalive PINGs of a call that lasts a second, reading %s', async (_n, ms) => {
-    const batcher = ms === undefined ? undefined : new ReadBatcher(ms);
-    const raw = new RawGrpcConnector(address, undefined, { batcher });
+  it('answers the keepalive PINGs of a call that lasts a second', async () => {
+    const raw = new RawGrpcConnector(address, undefined);
     try {
       await expect(follow(raw, 'slow')).resolves.toEqual({
         seqs: range(10),
         end: 'end completed',
       });
     } finally {
-      batcher?.stop();
       await raw.close();
     }
   });

@@ -1,9 +1,8 @@
-import { connect, type NetConnectOpts, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import * as hpack from 'hpack.js';
 import { orderStatusClientCtor } from '../grpc-connector';
 import { framedMessage, grpcHeaders } from '../grpc-frame';
-import type { ReadBatcher } from '../read-batcher';
 import type { Connector, OpenStream, StreamHandlers } from '../transport';
 import { GrpcCallReport, type GrpcHeaders } from './grpc-call-report';
 import {
@@ -32,8 +31,6 @@ const STREAM = 1;
 const HEADER_TABLE_SIZE = 4_096;
 
 export interface RawGrpcOptions {
-  /** Read the sockets in batches. @default undefined, read as data arrives */
-  readonly batcher?: ReadBatcher;
   /**
    * The flow-control window the client gives the server, for the connection and the
    * stream alike, given back each time half of it is read. @default 2^31 - 1, the most
@@ -44,25 +41,26 @@ export interface RawGrpcOptions {
 
 /**
  * `OrderStatusService.Subscribe` over a plain TCP socket, HTTP/2 framed by hand, for
- * the unsampled subscribers of a scale run: one connection and one stream per
- * subscriber, read in batches (ReadBatcher) like SSE's and socket.io's sockets.
+ * the unsampled subscribers of a scale run: one connection and one stream per subscriber.
  *
- * Why: a `node:http2` session reads its socket itself and turns every DATA frame into a
- * stream 'data' event, so the lean client (LeanGrpcConnector) still cost the generator
- * 20-25 µs per event, about what the server spends per delivery, and the generator's
- * core filled first at 3,000 gRPC subscribers (loadtest/results/scale/README.md). Here
- * a paused socket is read once per batch and every frame of that read is split in one
- * loop; per event the client does a frame header, a gRPC prefix and the lean protobuf
- * read.
+ * Why: at scale every subscriber is a gRPC client in the generator's one process. grpc-js
+ * spends its own work on every message (a stream decoder, interceptors, a Readable per
+ * call), and below it `node:http2` (the lean client, LeanGrpcConnector) turns every DATA
+ * frame into a stream 'data' event through nghttp2's callbacks: on a slow 2-vCPU host the
+ * generator's core filled first at 3,000 subscribers with the service's at 83 %
+ * (loadtest/results/scale/README.md). Here a socket read, whatever it holds, is split into
+ * frames in one loop; per event the client does a frame header, gRPC's prefix and the
+ * lean protobuf read.
  *
  * What the server sees is a gRPC client: the connection preface, SETTINGS (server push
- * off, the largest stream window), the request's HEADERS (encoded by hpack.js, each
- * field a literal never indexed, so one encoding serves every connection) and its DATA.
- * It answers the server's SETTINGS and PINGs (keepalive) and gives back flow-control
- * window as it reads; a read may wait one batch, far inside any keepalive timeout.
- * Header blocks (the response's and the trailers', two per call) go through hpack.js's
- * decoder, which keeps the connection's dynamic table; only DATA is read by hand.
- * Statuses are read as grpc-js reads them (GrpcCallReport, shared with the lean client).
+ * off, a large stream window), the request's HEADERS (encoded by hpack.js, each field a
+ * literal never indexed, so one encoding serves every connection) and its DATA. It
+ * answers the server's SETTINGS and PINGs (keepalive) and gives back flow-control window
+ * as it reads. Header blocks (the response's and the trailers', two per call) go through
+ * hpack.js's decoder, which keeps the connection's dynamic table; only DATA is read by
+ * hand. Statuses are read as grpc-js reads them (GrpcCallReport, shared with the lean
+ * client). It reads as data arrives: read in batches, like SSE's and socket.io's
+ * unsampled sockets, gRPC lengthened the server's tail (the same README).
  *
  * Plaintext h2 with prior knowledge only (the service's own gRPC port); not for a shared
  * channel (each call has its connection) nor TLS, where the lean or grpc-js clients serve.
@@ -76,11 +74,9 @@ export class RawGrpcConnector implements Connector {
   /** The request's header block: the same bytes on every connection (nothing indexed). */
   private readonly requestHeaders: Buffer;
 
-  private readonly batcher?: ReadBatcher;
   private readonly window: number;
 
   constructor(address: string, token: string | undefined, options: RawGrpcOptions = {}) {
-    this.batcher = options.batcher;
     this.window = options.windowBytes ?? MAX_WINDOW;
     if (
       !Number.isInteger(this.window) ||
@@ -107,14 +103,7 @@ export class RawGrpcConnector implements Connector {
     const method = orderStatusClientCtor().service.Subscribe;
     const full = (b: Buffer): SubscribeResponseMsg =>
       method.responseDeserialize(b) as SubscribeResponseMsg;
-    // net.Socket hands its options to stream.Duplex, which takes the high-water mark (the
-    // connect options' type does not list it): a batched socket stops reading when paused.
-    const socket = connect({
-      host: this.host,
-      port: this.port,
-      noDelay: true,
-      ...(this.batcher ? { readableHighWaterMark: 1 } : {}),
-    } as NetConnectOpts);
+    const socket = connect({ host: this.host, port: this.port, noDelay: true });
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
 
@@ -155,8 +144,6 @@ export class RawGrpcConnector implements Connector {
     // has its status (or the client closed it), is then UNAVAILABLE, as grpc-js says.
     socket.on('error', () => undefined);
     socket.once('close', () => report.lost());
-    // Batched once the call is under way: the replayed events confirm it on the next batch.
-    if (this.batcher) socket.once('connect', () => this.batcher?.add(socket));
 
     return {
       close: () => {
