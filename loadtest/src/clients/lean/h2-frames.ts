@@ -1,3 +1,5 @@
+import { PrefixedSplitter } from './prefixed-splitter';
+
 /**
  * HTTP/2 frames (RFC 9113 §4, §6) as the raw gRPC reader writes and reads them: the
  * frame header, the few frames a client sends, and a splitter for what arrives.
@@ -97,32 +99,27 @@ export interface Frame {
  * false on a frame larger than the reader allows (a connection error, RFC 9113 §4.2).
  */
 export class FrameSplitter {
-  private pending: Buffer | undefined;
+  private readonly splitter: PrefixedSplitter;
 
-  constructor(private readonly onFrame: (f: Frame) => void) {}
+  constructor(onFrame: (f: Frame) => void) {
+    this.splitter = new PrefixedSplitter(
+      HEADER_BYTES,
+      (buf, at) => {
+        const len = buf.readUIntBE(at, 3);
+        return len > MAX_FRAME_SIZE ? -1 : len;
+      },
+      (buf, at, end) =>
+        onFrame({
+          type: buf[at + 3],
+          flags: buf[at + 4],
+          streamId: buf.readUInt32BE(at + 5) & MAX_WINDOW,
+          payload: buf.subarray(at + HEADER_BYTES, end),
+        }),
+    );
+  }
 
   push(chunk: Buffer): boolean {
-    let buf = chunk;
-    if (this.pending !== undefined) {
-      buf = Buffer.concat([this.pending, chunk]);
-      this.pending = undefined;
-    }
-    let at = 0;
-    while (buf.length - at >= HEADER_BYTES) {
-      const len = buf.readUIntBE(at, 3);
-      if (len > MAX_FRAME_SIZE) return false;
-      if (buf.length - at - HEADER_BYTES < len) break;
-      const start = at + HEADER_BYTES;
-      this.onFrame({
-        type: buf[at + 3],
-        flags: buf[at + 4],
-        streamId: buf.readUInt32BE(at + 5) & MAX_WINDOW,
-        payload: buf.subarray(start, start + len),
-      });
-      at = start + len;
-    }
-    if (at < buf.length) this.pending = buf.subarray(at);
-    return true;
+    return this.splitter.push(chunk);
   }
 }
 

@@ -5,6 +5,7 @@ import { framedMessage, grpcHeaders } from '../grpc-frame';
 import type { Connector, OpenStream, StreamHandlers } from '../transport';
 import { CONNECTION_LOST, GrpcCallReport } from './grpc-call-report';
 import type { SubscribeResponseMsg } from './lean-proto';
+import { PrefixedSplitter } from './prefixed-splitter';
 
 /** gRPC's length-prefixed message: a compressed flag byte and a 4-byte big-endian length. */
 const PREFIX_BYTES = 5;
@@ -109,25 +110,17 @@ export class LeanGrpcConnector implements Connector {
  * request asks for none).
  */
 export class MessageDecoder {
-  private pending: Buffer | undefined;
+  private readonly splitter: PrefixedSplitter;
 
-  constructor(private readonly onMessage: (msg: Buffer) => void) {}
+  constructor(onMessage: (msg: Buffer) => void) {
+    this.splitter = new PrefixedSplitter(
+      PREFIX_BYTES,
+      (buf, at) => (buf[at] === 0 ? buf.readUInt32BE(at + 1) : -1),
+      (buf, at, end) => onMessage(buf.subarray(at + PREFIX_BYTES, end)),
+    );
+  }
 
   push(chunk: Buffer): boolean {
-    let buf = chunk;
-    if (this.pending !== undefined) {
-      buf = Buffer.concat([this.pending, chunk]);
-      this.pending = undefined;
-    }
-    let at = 0;
-    while (buf.length - at >= PREFIX_BYTES) {
-      if (buf[at] !== 0) return false;
-      const len = buf.readUInt32BE(at + 1);
-      if (buf.length - at - PREFIX_BYTES < len) break;
-      this.onMessage(buf.subarray(at + PREFIX_BYTES, at + PREFIX_BYTES + len));
-      at += PREFIX_BYTES + len;
-    }
-    if (at < buf.length) this.pending = buf.subarray(at);
-    return true;
+    return this.splitter.push(chunk);
   }
 }
