@@ -73,7 +73,6 @@ export class RawGrpcConnector implements Connector {
   private readonly port: number;
   /** The request's header block: the same bytes on every connection (nothing indexed). */
   private readonly requestHeaders: Buffer;
-
   private readonly window: number;
 
   constructor(address: string, token: string | undefined, options: RawGrpcOptions = {}) {
@@ -117,7 +116,6 @@ export class RawGrpcConnector implements Connector {
       );
     });
     const call = new RawCall(socket, report, this.window);
-    socket.cork();
     socket.write(
       Buffer.concat([
         PREFACE,
@@ -138,7 +136,6 @@ export class RawGrpcConnector implements Connector {
         ),
       ]),
     );
-    socket.uncork();
     socket.on('data', (chunk: Buffer) => call.read(chunk));
     // A refused, reset or dropped connection ends in 'close'; the call, unless it already
     // has its status (or the client closed it), is then UNAVAILABLE, as grpc-js says.
@@ -157,8 +154,9 @@ export class RawGrpcConnector implements Connector {
           );
         }
       },
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
+      // No pause(): a paused socket would stop answering the server's keepalive PINGs too
+      // (nghttp2 answers them under a paused stream); the raw client serves scale runs,
+      // which never pause a subscriber.
     };
   }
 
