@@ -1,5 +1,6 @@
 import { createConnector } from '../clients/connector-factory';
 import { RunMetrics, Subscriber, type SubscriberOptions } from '../clients/subscriber';
+import { RawGrpcConnector } from '../clients/lean/raw-grpc-connector';
 import { ReadBatcher } from '../clients/read-batcher';
 import {
   readsInBatches,
@@ -180,6 +181,7 @@ export async function runAgainst(
   let proxy: TcpProxy | undefined;
   let batcher: ReadBatcher | undefined;
   let leanGrpc = false;
+  let rawGrpc = false;
   const connectors: Connector[] = [];
   const subscribers: Subscriber[] = [];
   const startedAt = performance.now();
@@ -264,6 +266,8 @@ export async function runAgainst(
     } else if (cheapUnsampled && readsLean(run.transport, base)) {
       leanGrpc = true;
       unsampled = createConnector(run.transport, { ...base, leanGrpc });
+      // Recorded from the client made, not from the options that chose it.
+      rawGrpc = unsampled instanceof RawGrpcConnector;
       connectors.push(unsampled);
     }
 
@@ -471,7 +475,7 @@ export async function runAgainst(
       env: { ...run.env },
       ...(batcher ? { readBatchMs: batcher.everyMs } : {}),
       ...(leanGrpc ? { leanGrpc } : {}),
-      ...(leanGrpc && run.grpcSharedChannel !== true ? { rawGrpc: true } : {}),
+      ...(rawGrpc ? { rawGrpc } : {}),
     },
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),
