@@ -31,7 +31,7 @@ describe('load-test gRPC clients against the service', () => {
   const clients = (token: string | undefined): [string, Connector][] => {
     const made: [string, Connector][] = [
       ['grpc-js', new GrpcConnector(app.grpcAddress, token, false)],
-      ['lean, shared channel', new LeanGrpcConnector(app.grpcAddress, token, true)],
+      ['lean, shared channel', new LeanGrpcConnector(app.grpcAddress, token)],
       ['raw', new RawGrpcConnector(app.grpcAddress, token)],
     ];
     connectors.push(...made.map(([, c]) => c));

@@ -39,7 +39,7 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
       if (o.leanGrpc === true && readsLean(transport, o)) {
         const address = `${o.host}:${o.grpcPort}`;
         return o.grpcSharedChannel === true
-          ? new LeanGrpcConnector(address, o.token, true)
+          ? new LeanGrpcConnector(address, o.token)
           : new RawGrpcConnector(address, o.token);
       }
       return new GrpcConnector(

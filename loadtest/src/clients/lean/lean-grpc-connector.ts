@@ -19,43 +19,39 @@ const PREFIX_BYTES = 5;
  * decoder, a chain of interceptor calls, a Readable for the call and its 'data' event),
  * which the subscribers that only count seqs do not need. What the server sees is the
  * same: the same request (POST, `application/grpc`, `te: trailers`, the bearer token),
- * one HTTP/2 connection per subscriber unless shared, and its messages read as they
- * arrive (HTTP/2 flow control is the session's, as with grpc-js). The sampled
- * subscribers keep grpc-js (GrpcConnector): latency is timed through the client an
- * application would use.
+ * every call on one HTTP/2 connection as a shared grpc-js channel has them, and its
+ * messages read as they arrive (HTTP/2 flow control is the session's, as with grpc-js).
+ * The sampled subscribers keep grpc-js (GrpcConnector): latency is timed through the
+ * client an application would use.
  *
- * Plaintext only (the service's own gRPC port); TLS through nginx keeps grpc-js.
+ * For runs with a shared channel (`--grpc-shared`); with a connection per subscriber the
+ * raw client (RawGrpcConnector) is cheaper. Plaintext only (the service's own gRPC port);
+ * TLS through nginx keeps grpc-js.
  */
 export class LeanGrpcConnector implements Connector {
   readonly transport = 'grpc' as const;
   requests = 0;
   private shared?: http2.ClientHttp2Session;
-  private readonly sessions = new Set<http2.ClientHttp2Session>();
 
   constructor(
     private readonly address: string,
     private readonly token: string | undefined,
-    private readonly sharedChannel: boolean,
   ) {}
 
+  /** The one session, made again once it has closed (a dropped connection, GOAWAY). */
   private session(): http2.ClientHttp2Session {
-    if (this.sharedChannel && this.shared && !this.shared.closed && !this.shared.destroyed) {
-      return this.shared;
-    }
+    if (this.shared && !this.shared.closed && !this.shared.destroyed) return this.shared;
     const s = http2.connect(`http://${this.address}`);
     // A session's own errors reach its streams as their 'close'; this keeps them from
     // being thrown as unhandled 'error' events.
     s.on('error', () => undefined);
-    this.sessions.add(s);
-    s.once('close', () => this.sessions.delete(s));
-    if (this.sharedChannel) this.shared = s;
+    this.shared = s;
     return s;
   }
 
   open(orderId: string, afterSeq: number, handlers: StreamHandlers): OpenStream {
     this.requests += 1;
     const session = this.session();
-    const own = !this.sharedChannel;
     const method = orderStatusClientCtor().service.Subscribe;
     const body = method.requestSerialize({ orderId, afterSeq });
     const req = session.request(grpcHeaders(this.token));
@@ -64,7 +60,6 @@ export class LeanGrpcConnector implements Connector {
     const full = (b: Buffer): SubscribeResponseMsg =>
       method.responseDeserialize(b) as SubscribeResponseMsg;
     const report = new GrpcCallReport(handlers, full, (failed) => {
-      if (own) session.close();
       if (failed && !req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
     });
     const decoder = new MessageDecoder((msg) => report.message(msg));
@@ -90,7 +85,6 @@ export class LeanGrpcConnector implements Connector {
       close: () => {
         report.close();
         if (!req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
-        if (own) session.close();
       },
       pause: () => req.pause(),
       resume: () => req.resume(),
@@ -98,8 +92,7 @@ export class LeanGrpcConnector implements Connector {
   }
 
   async close(): Promise<void> {
-    for (const s of this.sessions) s.destroy();
-    this.sessions.clear();
+    this.shared?.destroy();
     this.shared = undefined;
   }
 }

@@ -106,15 +106,17 @@ export class RawGrpcConnector implements Connector {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
 
-    const report = new GrpcCallReport(handlers, full, (failed) => {
-      // Done with the connection: a failed call still has a stream to cancel.
+    // Done with the connection: a call without its status still has a stream to cancel.
+    const hangUp = (cancel: boolean): void => {
+      if (socket.destroyed) return;
       socket.end(
         Buffer.concat([
-          ...(failed ? [rstStreamFrame(STREAM, ErrorCodeH2.Cancel)] : []),
+          ...(cancel ? [rstStreamFrame(STREAM, ErrorCodeH2.Cancel)] : []),
           goawayFrame(0, ErrorCodeH2.NoError),
         ]),
       );
-    });
+    };
+    const report = new GrpcCallReport(handlers, full, hangUp);
     const call = new RawCall(socket, report, this.window);
     socket.write(
       Buffer.concat([
@@ -145,14 +147,7 @@ export class RawGrpcConnector implements Connector {
     return {
       close: () => {
         report.close();
-        if (!socket.destroyed) {
-          socket.end(
-            Buffer.concat([
-              rstStreamFrame(STREAM, ErrorCodeH2.Cancel),
-              goawayFrame(0, ErrorCodeH2.NoError),
-            ]),
-          );
-        }
+        hangUp(true);
       },
       // No pause(): a paused socket would stop answering the server's keepalive PINGs too
       // (nghttp2 answers them under a paused stream); the raw client serves scale runs,
