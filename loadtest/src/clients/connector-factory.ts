@@ -1,7 +1,8 @@
 import { GrpcConnector } from './grpc-connector';
 import { LeanGrpcConnector } from './lean/lean-grpc-connector';
 import { RawGrpcConnector } from './lean/raw-grpc-connector';
-import { Http1Getter, Http2Getter } from './http-stream';
+import { RawHttp2Getter } from './lean/raw-http2-getter';
+import { Http1Getter, Http2Getter, type HttpGetter } from './http-stream';
 import {
   DEFAULT_LONG_POLL_WAIT_S,
   DEFAULT_SHORT_POLL_INTERVAL_MS,
@@ -14,16 +15,24 @@ import { SseConnector } from './sse-connector';
 import {
   readsInBatches,
   readsLean,
+  readsRawHttp2,
   type Connector,
   type ConnectorOptions,
   type TransportName,
 } from './transport';
 
+/** The HTTP/2 client of an -h2 transport: the raw one when asked for and allowed, else `node:http2`'s. */
+export function http2Getter(transport: TransportName, o: ConnectorOptions): HttpGetter {
+  return o.rawHttp2 === true && readsRawHttp2(transport, o)
+    ? new RawHttp2Getter(o.host, o.httpsPort, o.h2StreamsPerSession)
+    : new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
+}
+
 /** Builds the connector of one transport; the ports may be a proxy's. */
 export function createConnector(transport: TransportName, o: ConnectorOptions): Connector {
   const profile = o.headers ?? 'bare';
   const h1 = (batcher?: ReadBatcher): Http1Getter => new Http1Getter(o.host, o.httpPort, batcher);
-  const h2 = (): Http2Getter => new Http2Getter(o.host, o.httpsPort, o.h2StreamsPerSession);
+  const h2 = (): HttpGetter => http2Getter(transport, o);
   // Only SSE over HTTP/1.1 and socket.io read in batches (see ConnectorOptions.readBatcher).
   const batcher = readsInBatches(transport, o) ? o.readBatcher : undefined;
   const longPoll = { waitS: o.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S, intervalMs: 0 };

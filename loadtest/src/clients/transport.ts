@@ -96,6 +96,12 @@ export interface ConnectorOptions {
    * grpcTls. @default false, grpc-js
    */
   readonly leanGrpc?: boolean;
+  /**
+   * HTTP/2 streams (sse-h2, longpoll-h2): read through the raw client (RawHttp2Getter,
+   * HTTP/2 framed by hand on TLS) instead of `node:http2`, for the unsampled subscribers.
+   * @default false
+   */
+  readonly rawHttp2?: boolean;
 }
 
 /** The transports whose connectors read in batches when given a ReadBatcher. */
@@ -109,6 +115,11 @@ export function readsLean(
   o: { readonly peer?: 'nchan'; readonly grpcTls?: GrpcTls },
 ): boolean {
   return o.peer === undefined && transport === 'grpc' && o.grpcTls === undefined;
+}
+
+/** Whether an HTTP/2 transport's connector can read through the raw HTTP/2 client. */
+export function readsRawHttp2(transport: TransportName, o: { readonly peer?: 'nchan' }): boolean {
+  return o.peer === undefined && (transport === 'sse-h2' || transport === 'longpoll-h2');
 }
 
 /** Opens subscriptions for one transport; owns the connections it creates. */

@@ -1,5 +1,5 @@
 import type { RunResult } from '../scenarios/result';
-import { leanGrpcNote, readBatchNote } from './markdown';
+import { leanGrpcNote, rawHttp2Note, readBatchNote } from './markdown';
 
 /** Only the fields the notes read. */
 function run(
@@ -7,6 +7,7 @@ function run(
   readBatchMs?: number,
   leanGrpc?: boolean,
   rawGrpc?: boolean,
+  rawHttp2?: boolean,
 ): RunResult {
   return {
     scenario: 'scale',
@@ -16,6 +17,7 @@ function run(
       ...(readBatchMs === undefined ? {} : { readBatchMs }),
       ...(leanGrpc === undefined ? {} : { leanGrpc }),
       ...(rawGrpc === undefined ? {} : { rawGrpc }),
+      ...(rawHttp2 === undefined ? {} : { rawHttp2 }),
     },
   } as unknown as RunResult;
 }
@@ -50,5 +52,18 @@ describe('leanGrpcNote', () => {
 
   it('says nothing when every gRPC subscriber used grpc-js', () => {
     expect(leanGrpcNote([run('sse', 1000), run('grpc')])).toEqual([]);
+  });
+});
+
+describe('rawHttp2Note', () => {
+  it('names the HTTP/2 transports whose unsampled subscribers read through the raw client', () => {
+    const raw = run('longpoll-h2', undefined, undefined, undefined, true);
+    const note = rawHttp2Note([run('sse', 1000), raw, raw, run('grpc', undefined, true, true)]);
+    expect(note[0]).toContain('Raw HTTP/2 client (longpoll-h2)');
+    expect(note[0]).toContain('rather than `node:http2`');
+  });
+
+  it('says nothing when every HTTP/2 subscriber used node:http2', () => {
+    expect(rawHttp2Note([run('longpoll-h2'), run('grpc', undefined, true, true)])).toEqual([]);
   });
 });

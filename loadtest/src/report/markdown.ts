@@ -24,6 +24,21 @@ export function readBatchNote(runs: readonly RunResult[]): string[] {
   ];
 }
 
+/** The line under a table whose HTTP/2 runs read their unsampled subscribers through the raw client. */
+export function rawHttp2Note(runs: readonly RunResult[]): string[] {
+  const raw = [
+    ...new Set(runs.filter((r) => r.settings.rawHttp2 === true).map((r) => r.transport)),
+  ];
+  if (raw.length === 0) return [];
+  return [
+    `Raw HTTP/2 client (${raw.join(', ')}): the subscribers whose latency was not sampled ` +
+      "read through the load test's raw client (HTTP/2 frames written and read by hand on " +
+      'TLS) rather than `node:http2`; the sampled ones, and every request the server sees, ' +
+      'are the same (docs/loadtest-method.md, "Batched reads").',
+    '',
+  ];
+}
+
 /** The line under a table whose gRPC runs read their unsampled subscribers below grpc-js. */
 export function leanGrpcNote(runs: readonly RunResult[]): string[] {
   const lean = runs.filter((r) => r.settings.leanGrpc === true);
@@ -62,6 +77,7 @@ export function markdownReport(report: Report): string {
     out.push(`## ${s}`, '', markdownTable(runs), '');
     out.push(...readBatchNote(runs));
     out.push(...leanGrpcNote(runs));
+    out.push(...rawHttp2Note(runs));
     out.push(...extraTable(runs));
     for (const a of ARTICLE_FIGURES.filter((f) => f.scenario === s)) {
       out.push(

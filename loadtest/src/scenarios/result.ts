@@ -68,6 +68,11 @@ export interface RunSettingsRecord {
   readonly leanGrpc?: boolean;
   /** With leanGrpc: that client was the raw one (RawGrpcConnector, HTTP/2 by hand). */
   readonly rawGrpc?: boolean;
+  /**
+   * The HTTP/2 subscribers (long-poll, SSE) whose latency was not sampled read through the
+   * raw HTTP/2 client (RawHttp2Getter) rather than `node:http2`; absent otherwise.
+   */
+  readonly rawHttp2?: boolean;
 }
 
 export interface EventCounts {

@@ -5,6 +5,7 @@ import { ReadBatcher } from '../clients/read-batcher';
 import {
   readsInBatches,
   readsLean,
+  readsRawHttp2,
   type Connector,
   type ConnectorOptions,
 } from '../clients/transport';
@@ -182,6 +183,7 @@ export async function runAgainst(
   let batcher: ReadBatcher | undefined;
   let leanGrpc = false;
   let rawGrpc = false;
+  let rawHttp2 = false;
   const connectors: Connector[] = [];
   const subscribers: Subscriber[] = [];
   const startedAt = performance.now();
@@ -255,8 +257,8 @@ export async function runAgainst(
       connectors.push(proxied);
     }
     // The unsampled subscribers' connector, when they read cheaply: in batches (SSE over
-    // HTTP/1.1, socket.io), or for gRPC through a client below grpc-js (the raw one; the
-    // lean one over a shared channel), reading as data arrives.
+    // HTTP/1.1, socket.io), or as data arrives through a client below the library: for
+    // gRPC the raw one (the lean one over a shared channel), for HTTP/2 the raw getter.
     let unsampled = direct;
     const cheapUnsampled = (run.readBatchMs ?? 0) > 0 && !run.proxy && spread.length === 0;
     if (cheapUnsampled && readsInBatches(run.transport, base)) {
@@ -268,6 +270,10 @@ export async function runAgainst(
       unsampled = createConnector(run.transport, { ...base, leanGrpc });
       // Recorded from the client made, not from the options that chose it.
       rawGrpc = unsampled instanceof RawGrpcConnector;
+      connectors.push(unsampled);
+    } else if (cheapUnsampled && readsRawHttp2(run.transport, base)) {
+      rawHttp2 = true;
+      unsampled = createConnector(run.transport, { ...base, rawHttp2 });
       connectors.push(unsampled);
     }
 
@@ -476,6 +482,7 @@ export async function runAgainst(
       ...(batcher ? { readBatchMs: batcher.everyMs } : {}),
       ...(leanGrpc ? { leanGrpc } : {}),
       ...(rawGrpc ? { rawGrpc } : {}),
+      ...(rawHttp2 ? { rawHttp2 } : {}),
     },
     ok: error === undefined,
     ...(error === undefined ? {} : { error }),
