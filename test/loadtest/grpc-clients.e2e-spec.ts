@@ -1,24 +1,9 @@
 import { GrpcConnector } from '../../loadtest/src/clients/grpc-connector';
 import { LeanGrpcConnector } from '../../loadtest/src/clients/lean/lean-grpc-connector';
 import { RawGrpcConnector } from '../../loadtest/src/clients/lean/raw-grpc-connector';
-import type { Connector, StreamHandlers } from '../../loadtest/src/clients/transport';
+import type { Connector } from '../../loadtest/src/clients/transport';
+import { follow } from './follow';
 import { startTestApp, type TestApp } from '../support/test-app';
-
-/** Follows one Subscribe to its end and resolves with what the handlers saw. */
-function follow(connector: Connector, orderId: string): Promise<string[]> {
-  return new Promise((resolve) => {
-    const seen: string[] = [];
-    const handlers: StreamHandlers = {
-      onOpen: () => seen.push('open'),
-      onEvent: (e) => seen.push(`event ${e.seq}`),
-      onReset: (r) => seen.push(`reset ${r.reason}`),
-      onSkipped: (s) => seen.push(`skipped ${s.fromSeq}..${s.toSeq}`),
-      onEnd: (reason) => resolve([...seen, `end ${reason}`]),
-      onError: (code) => resolve([...seen, `error ${code}`]),
-    };
-    connector.open(orderId, 0, handlers);
-  });
-}
 
 /**
  * The load test's gRPC clients against the service itself (auth, its stream ends, its

@@ -3,24 +3,9 @@ import { Http2Getter, type HttpGetter } from '../../loadtest/src/clients/http-st
 import { RawHttp2Getter } from '../../loadtest/src/clients/lean/raw-http2-getter';
 import { LongPollConnector } from '../../loadtest/src/clients/long-poll-connector';
 import { SseConnector } from '../../loadtest/src/clients/sse-connector';
-import type { Connector, StreamHandlers } from '../../loadtest/src/clients/transport';
+import type { Connector } from '../../loadtest/src/clients/transport';
+import { follow } from './follow';
 import { startTestApp, type TestApp } from '../support/test-app';
-
-/** Follows one order to its end and resolves with what the handlers saw. */
-function follow(connector: Connector, orderId: string): Promise<string[]> {
-  return new Promise((resolve) => {
-    const seen: string[] = [];
-    const handlers: StreamHandlers = {
-      onOpen: () => seen.push('open'),
-      onEvent: (e) => seen.push(`event ${e.seq}`),
-      onReset: (r) => seen.push(`reset ${r.reason}`),
-      onSkipped: (s) => seen.push(`skipped ${s.fromSeq}..${s.toSeq}`),
-      onEnd: (reason) => resolve([...seen, `end ${reason}`]),
-      onError: (code) => resolve([...seen, `error ${code}`]),
-    };
-    connector.open(orderId, 0, handlers);
-  });
-}
 
 /**
  * The load test's two HTTP/2 clients against the service itself (TLS, auth, its

@@ -30,6 +30,17 @@ export interface HttpGetter {
   close(): void;
 }
 
+/** A stream's one end: the first call of once() runs, later ones do nothing. */
+export class Settle {
+  done = false;
+
+  once(fn: () => void): void {
+    if (this.done) return;
+    this.done = true;
+    fn();
+  }
+}
+
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? code : 'ERR_UNKNOWN';
@@ -55,12 +66,7 @@ export class Http1Getter implements HttpGetter {
   }
 
   get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
+    const settle = new Settle();
     const req = request({ host: this.host, port: this.port, path, headers, agent: this.agent });
     let response: IncomingMessage | undefined;
     req.on('response', (res) => {
@@ -68,18 +74,18 @@ export class Http1Getter implements HttpGetter {
       res.setEncoding('utf8');
       handlers.onResponse(res.statusCode ?? 0, res.headers);
       // Paused before its 'data' listener is added, so that listener does not resume it.
-      if (this.batcher && !settled) this.batcher.add(res);
+      if (this.batcher && !settle.done) this.batcher.add(res);
       res.on('data', (text: string) => {
-        if (!settled) handlers.onText(text);
+        if (!settle.done) handlers.onText(text);
       });
-      res.on('end', () => settle(() => handlers.onEnd()));
-      res.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+      res.on('end', () => settle.once(() => handlers.onEnd()));
+      res.on('error', (err) => settle.once(() => handlers.onError(errorCode(err))));
     });
-    req.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+    req.on('error', (err) => settle.once(() => handlers.onError(errorCode(err))));
     req.end();
     return {
       // A finished request's socket is back in the pool (maybe serving another request).
-      abort: () => settle(() => req.destroy()),
+      abort: () => settle.once(() => req.destroy()),
       // Pausing the response, not the socket: the client's parser reads the socket
       // itself, and stops reading it only when the paused response's buffer is full
       // (that is how a stalled reader pushes back on the server).
@@ -130,12 +136,7 @@ export class Http2Getter implements HttpGetter {
   }
 
   get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
+    const settle = new Settle();
     const pooled = this.session();
     pooled.active += 1;
     let stream: ClientHttp2Stream;
@@ -146,22 +147,22 @@ export class Http2Getter implements HttpGetter {
       );
     } catch (err) {
       pooled.active -= 1;
-      queueMicrotask(() => settle(() => handlers.onError(errorCode(err))));
+      queueMicrotask(() => settle.once(() => handlers.onError(errorCode(err))));
       return { abort: () => undefined, pause: () => undefined, resume: () => undefined };
     }
     stream.setEncoding('utf8');
     stream.on('response', (h) => handlers.onResponse(Number(h[h2.HTTP2_HEADER_STATUS] ?? 0), h));
     stream.on('data', (text: string) => {
-      if (!settled) handlers.onText(text);
+      if (!settle.done) handlers.onText(text);
     });
-    stream.on('end', () => settle(() => handlers.onEnd()));
-    stream.on('error', (err) => settle(() => handlers.onError(errorCode(err))));
+    stream.on('end', () => settle.once(() => handlers.onEnd()));
+    stream.on('error', (err) => settle.once(() => handlers.onError(errorCode(err))));
     stream.on('close', () => {
       pooled.active -= 1;
-      settle(() => handlers.onError(`h2_rst_${stream.rstCode}`));
+      settle.once(() => handlers.onError(`h2_rst_${stream.rstCode}`));
     });
     return {
-      abort: () => settle(() => stream.close(h2.NGHTTP2_CANCEL)),
+      abort: () => settle.once(() => stream.close(h2.NGHTTP2_CANCEL)),
       pause: () => stream.pause(),
       resume: () => stream.resume(),
     };

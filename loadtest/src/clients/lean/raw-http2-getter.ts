@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { connect } from 'node:tls';
 import {
   DEFAULT_H2_STREAMS_PER_SESSION,
+  Settle,
   type HttpGetter,
   type HttpStream,
   type HttpStreamHandlers,
@@ -45,12 +46,7 @@ export class RawHttp2Getter implements HttpGetter {
   ) {}
 
   get(path: string, headers: Record<string, string>, handlers: HttpStreamHandlers): HttpStream {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
+    const settle = new Settle();
     const connection = this.connection();
     const text = new StringDecoder('utf8');
     let responded = false;
@@ -67,24 +63,24 @@ export class RawHttp2Getter implements HttpGetter {
             responded = true;
             handlers.onResponse(Number(fields[':status'] ?? 0), fields);
           }
-          if (endStream) settle(end);
+          if (endStream) settle.once(end);
         },
         onData: (body, endStream) => {
-          if (settled) return;
+          if (settle.done) return;
           const chunk = text.write(body);
           if (chunk.length > 0) handlers.onText(chunk);
-          if (endStream) settle(end);
+          if (endStream) settle.once(end);
         },
-        onClosed: (cause) => settle(() => handlers.onError(closeCode(cause))),
+        onClosed: (cause) => settle.once(() => handlers.onError(closeCode(cause))),
       });
     } catch (err) {
       // A path too long for one frame: refused here, as node:http2 refuses what it cannot send.
       const code = err instanceof RangeError ? 'ERR_HTTP2_HEADERS_TOO_LARGE' : 'ERR_UNKNOWN';
-      queueMicrotask(() => settle(() => handlers.onError(code)));
+      queueMicrotask(() => settle.once(() => handlers.onError(code)));
       return NO_STREAM;
     }
     return {
-      abort: () => settle(() => connection.cancel(id)),
+      abort: () => settle.once(() => connection.cancel(id)),
       pause: () => undefined,
       resume: () => undefined,
     };
