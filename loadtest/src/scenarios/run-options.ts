@@ -46,7 +46,8 @@ export interface TransportRun {
    * (ReadBatcher), where the transport's connector can (SSE over HTTP/1.1, socket.io) and
    * the run goes neither through the proxy nor to other endpoints; gRPC's read as data
    * arrives through a client below grpc-js instead (readsLean: the raw client, or the lean
-   * one over a shared channel). 0 or absent: every subscriber reads as events arrive,
+   * one over a shared channel), and HTTP/2's (long-poll, SSE) through the raw HTTP/2
+   * client (readsRawHttp2). 0 or absent: every subscriber reads as events arrive,
    * through the connector sampled subscribers use.
    */
   readonly readBatchMs?: number;
