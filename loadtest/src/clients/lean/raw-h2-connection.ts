@@ -200,10 +200,10 @@ export class RawH2Connection {
 
   private data(f: Frame): void {
     // DATA counts against the connection's window whichever stream it is for (RFC 9113 §6.9).
-    const given: Buffer[] = [];
+    // Window is given back once half of it is read (rarely: nothing is allocated per frame).
     this.unacked += f.payload.length;
     if (this.unacked >= this.window / 2) {
-      given.push(windowUpdateFrame(0, this.unacked));
+      this.socket.write(windowUpdateFrame(0, this.unacked));
       this.unacked = 0;
     }
     const stream = this.streams.get(f.streamId);
@@ -211,11 +211,10 @@ export class RawH2Connection {
     if (stream !== undefined && !end) {
       stream.unacked += f.payload.length;
       if (stream.unacked >= this.window / 2) {
-        given.push(windowUpdateFrame(f.streamId, stream.unacked));
+        this.socket.write(windowUpdateFrame(f.streamId, stream.unacked));
         stream.unacked = 0;
       }
     }
-    if (given.length > 0) this.socket.write(given.length === 1 ? given[0] : Buffer.concat(given));
     const body = unpadded(f);
     if (body === undefined) return this.broken();
     if (stream === undefined) return;
