@@ -1,9 +1,10 @@
 import { getHeapStatistics } from 'node:v8';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { OVERFLOW_POLICIES, OrderEventBus, OrderStore } from '@app/event-bus';
 import { ResetReason } from '@app/contracts';
 import { DeliveryLatencyHistogram } from './delivery-latency';
+import { countEveryGc } from './gc-histogram';
 
 const RESET_REASONS = Object.values(ResetReason);
 
@@ -16,8 +17,10 @@ export type AuthFailureLabels = 'transport' | 'reason';
  * per-event figure, delivery latency, goes through an allocation-free hook.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnModuleDestroy {
   readonly registry = new Registry();
+
+  private readonly stopGcHistogram: () => void;
 
   /**
    * Rejected credentials, by transport (`grpc`, `sse`, `ws`, `long-poll`, `http`) and
@@ -33,6 +36,8 @@ export class MetricsService {
   constructor(@Inject(OrderEventBus) bus: OrderEventBus, @Inject(OrderStore) store: OrderStore) {
     // Includes event-loop lag (nodejs_eventloop_lag_*), GC, heap and process CPU/RSS.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    // prom-client's GC histogram misses all but the first of a burst of collections.
+    this.stopGcHistogram = countEveryGc(this.registry);
     const stats = bus.stats;
     const registers = [this.registry];
 
@@ -193,6 +198,10 @@ export class MetricsService {
         for (const p of OVERFLOW_POLICIES) this.inc({ policy: p }, stats.overflowDropped[p]);
       },
     });
+  }
+
+  onModuleDestroy(): void {
+    this.stopGcHistogram();
   }
 }
 
