@@ -247,6 +247,19 @@ describe(`load test smoke against the ${server} server`, () => {
         });
       }
     }
+    // Every Node server (the service, bare Node, the framework floors) reports its garbage
+    // collections over the window from its GC histogram; Nchan has none.
+    for (const r of report.runs.filter((x) => x.scenario === 'overhead')) {
+      const where = `overhead ${r.transport} (${r.server})`;
+      const gc = r.service.gc;
+      expect({
+        where,
+        gc:
+          gc === null || gc === undefined
+            ? gc
+            : [typeof gc.pauseMsPerS, gc.collections >= 0, gc.majorCollections >= 0],
+      }).toEqual({ where, gc: r.server === 'nchan' ? null : ['number', true, true] });
+    }
     expect(markdownReport(report)).toContain('## steady');
     expect(htmlReport(report)).toContain('new Chart(');
   });

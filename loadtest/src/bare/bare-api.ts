@@ -1,3 +1,4 @@
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { isTracking, type BareEvent, type OrderLog } from './order-log';
 
@@ -101,14 +102,54 @@ export function adminAnswer(
 }
 
 /**
- * The /metrics lines the load test reads: RSS, and V8's allocation total as the service
- * reports it (Node 26+), for heap bytes per delivery; written without the service's code.
+ * The /metrics lines the load test reads: RSS, V8's allocation total as the service
+ * reports it (Node 26+), for heap bytes per delivery, and the GC histogram's sums and
+ * counts by kind (every collection, as the service counts them); written without the
+ * service's code.
  */
 export function metricsText(): string {
   const allocated = (getHeapStatistics() as { total_allocated_bytes?: unknown })
     .total_allocated_bytes;
   return (
     `process_resident_memory_bytes ${process.memoryUsage.rss()}\n` +
-    (typeof allocated === 'number' ? `nodejs_heap_allocated_bytes_total ${allocated}\n` : '')
+    (typeof allocated === 'number' ? `nodejs_heap_allocated_bytes_total ${allocated}\n` : '') +
+    gcLines()
+  );
+}
+
+const GC_KINDS: Readonly<Record<number, string>> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+const gcByKind = new Map<string, { count: number; seconds: number }>();
+let gcObserver: PerformanceObserver | undefined;
+
+/** Starts counting at the first scrape (the load test scrapes before its window). */
+function gcLines(): string {
+  if (gcObserver === undefined) {
+    gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind =
+          GC_KINDS[(e as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'unknown';
+        const t = gcByKind.get(kind) ?? { count: 0, seconds: 0 };
+        t.count++;
+        t.seconds += e.duration / 1000;
+        gcByKind.set(kind, t);
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
+  }
+  let text = '';
+  for (const [kind, t] of gcByKind) {
+    text +=
+      `nodejs_gc_duration_seconds_sum{kind="${kind}"} ${t.seconds}\n` +
+      `nodejs_gc_duration_seconds_count{kind="${kind}"} ${t.count}\n`;
+  }
+  // Present (zero) before the first collection, so the load test knows it is counted.
+  return (
+    text ||
+    'nodejs_gc_duration_seconds_sum{kind="minor"} 0\nnodejs_gc_duration_seconds_count{kind="minor"} 0\n'
   );
 }

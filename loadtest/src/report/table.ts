@@ -34,6 +34,9 @@ export const COLUMNS: readonly Column[] = [
   { title: 'heap KB/ev', value: (r) => n(kb(r.service.heapBytesPerEvent), 2) },
   { title: 'RSS MB', value: (r) => mb(r.service.rssMaxBytes) },
   { title: 'EL p99 ms', value: (r) => n(r.service.eventLoopLagP99Ms) },
+  // The collector's share of the server's time, and the mark-compacts behind long pauses.
+  { title: 'GC ms/s', value: (r) => n(r.service.gc?.pauseMsPerS) },
+  { title: 'major GCs', value: (r) => n(r.service.gc?.majorCollections) },
   { title: 'B/event', value: (r) => n(r.wire?.perEvent) },
   { title: 'req/s', value: (r) => n(r.requestsPerSec) },
   { title: 'connect p99 ms', value: (r) => n(r.connectMs.p99) },

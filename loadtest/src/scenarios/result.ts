@@ -3,6 +3,7 @@ import type { ServerKind } from './run-options';
 import type { Distribution } from '../stats/distribution';
 import type { LatencySummary } from '../stats/latency';
 import type { Sample, UsageSummary } from '../sampling/sampler';
+import type { GcUsage } from '../sampling/gc-window';
 
 /** One transport run: the unit every table row and chart point is made of. */
 export interface RunResult {
@@ -120,6 +121,11 @@ export interface ServiceUsage {
    * does not report it). Unlike CPU time it does not move with the host's speed.
    */
   readonly heapBytesPerEvent?: number | null;
+  /**
+   * The server's garbage collections over the window, from the GC histogram on its
+   * /metrics (the service and the bare servers; null for Nchan or a server without it).
+   */
+  readonly gc?: GcUsage | null;
   readonly samples: readonly Sample[];
 }
 
@@ -137,7 +143,7 @@ export interface WireBytes {
 export function serviceUsage(
   service: { readonly pid: number | undefined; readonly pinned: boolean },
   usage: UsageSummary | undefined,
-  cost: Pick<ServiceUsage, 'cpuMsPer1kEvents' | 'eventLoopLagP99Ms' | 'heapBytesPerEvent'>,
+  cost: Pick<ServiceUsage, 'cpuMsPer1kEvents' | 'eventLoopLagP99Ms' | 'heapBytesPerEvent' | 'gc'>,
 ): ServiceUsage {
   return {
     pid: service.pid,

@@ -10,6 +10,7 @@ import {
   type ConnectorOptions,
 } from '../clients/transport';
 import { TcpProxy } from '../proxy/tcp-proxy';
+import { gcOver, gcTotals, type GcTotals } from '../sampling/gc-window';
 import { promValue, type PromSample } from '../sampling/prom-text';
 import {
   GeneratorMonitor,
@@ -35,6 +36,12 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 const PROGRESS_INTERVAL_MS = 1_000;
 /** The service's and the bare server's heap allocation total (Node 26+; see ServiceUsage). */
 export const HEAP_ALLOCATED_METRIC = 'nodejs_heap_allocated_bytes_total';
+
+/** What the server's /metrics says at the edges of the window (undefined: not reported). */
+interface WindowCounters {
+  readonly allocated: number | undefined;
+  readonly gc: GcTotals | undefined;
+}
 
 let runCounter = 0;
 
@@ -209,11 +216,13 @@ export async function runAgainst(
   let hostUsage: UsageSummary | undefined;
   let windowStarted = false;
   let droppedAtStart = 0;
-  // The server's heap allocation total (Node 26+) at the window's start and end.
-  let allocatedAtStart: number | undefined;
-  let allocatedAtEnd: number | undefined;
-  const heapAllocated = async (): Promise<number | undefined> =>
-    promValue((await admin.metrics().catch(() => undefined)) ?? [], HEAP_ALLOCATED_METRIC);
+  // The server's heap allocation total (Node 26+) and GC totals at the window's start and end.
+  let countersAtStart: WindowCounters | undefined;
+  let countersAtEnd: WindowCounters | undefined;
+  const windowCounters = async (): Promise<WindowCounters> => {
+    const samples = (await admin.metrics().catch(() => undefined)) ?? [];
+    return { allocated: promValue(samples, HEAP_ALLOCATED_METRIC), gc: gcTotals(samples) };
+  };
 
   try {
     const base: ConnectorOptions = {
@@ -352,7 +361,7 @@ export async function runAgainst(
     if (!run.countSetupBytes) proxy?.resetCounts();
     deliveredAtStart = metrics.delivered + (firstMetrics === metrics ? 0 : firstMetrics.delivered);
     requestsAtStart = connectors.reduce((a, c) => a + c.requests, 0);
-    allocatedAtStart = await heapAllocated();
+    countersAtStart = await windowCounters();
     metrics.measureFromUs = firstMetrics.measureFromUs = epochUs();
     serviceSampler?.start();
     for (const h of helpers) h.start();
@@ -383,7 +392,7 @@ export async function runAgainst(
     stopHelpers();
     genUsage = generator.stop();
     hostUsage = host.stop();
-    if (allocatedAtStart !== undefined) allocatedAtEnd = await heapAllocated();
+    countersAtEnd = await windowCounters();
 
     lastSeqs = await admin.lastSeqs([...new Set(subscribers.map((s) => s.orderId))]);
     await waitFor(
@@ -508,9 +517,12 @@ export async function runAgainst(
           : null,
       eventLoopLagP99Ms: lagSeconds === undefined ? null : Math.round(lagSeconds * 1e5) / 100,
       heapBytesPerEvent:
-        allocatedAtStart !== undefined && allocatedAtEnd !== undefined && deliveredInWindow > 0
-          ? Math.round((allocatedAtEnd - allocatedAtStart) / deliveredInWindow)
+        countersAtStart?.allocated !== undefined &&
+        countersAtEnd?.allocated !== undefined &&
+        deliveredInWindow > 0
+          ? Math.round((countersAtEnd.allocated - countersAtStart.allocated) / deliveredInWindow)
           : null,
+      gc: gcOver(countersAtStart?.gc, countersAtEnd?.gc, windowS),
     }),
     generator: {
       cpuPctAvg: genUsage.cpuPctAvg,
