@@ -20,3 +20,30 @@ describe('parseCli --node', () => {
     expect('errors' in parsed ? parsed.errors : parsed.node).toBeUndefined();
   });
 });
+
+describe('parseCli --node-flag', () => {
+  it('takes each flag given, in order', () => {
+    const parsed = parseCli([
+      'steady',
+      '--node-flag=--no-allocation-site-pretenuring',
+      '--node-flag=--max-semi-space-size=64',
+    ]);
+    expect('errors' in parsed ? parsed.errors : parsed.nodeFlags).toEqual([
+      '--no-allocation-site-pretenuring',
+      '--max-semi-space-size=64',
+    ]);
+  });
+
+  it('refuses anything but one flag per option', () => {
+    for (const bad of ['rm', '-x', '--a b', '--a;b', '--']) {
+      expect(parseCli(['steady', `--node-flag=${bad}`])).toEqual({
+        errors: [`--node-flag takes one flag such as --max-semi-space-size=64, got ${bad}`],
+      });
+    }
+  });
+
+  it('starts the servers with no extra flag without it', () => {
+    const parsed = parseCli(['steady']);
+    expect('errors' in parsed ? parsed.errors : parsed.nodeFlags).toBeUndefined();
+  });
+});

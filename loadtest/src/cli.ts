@@ -12,7 +12,8 @@ import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
-  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH] [--read-batch-ms MS]
+  [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH] [--node-flag=--FLAG ...]
+  [--read-batch-ms MS]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
 function isExecutable(path: string): boolean {
@@ -37,6 +38,7 @@ export function parseCli(argv: readonly string[]):
       server: 'nest' | 'bare';
       cpuProfDir?: string;
       node?: string;
+      nodeFlags?: string[];
     }
   | { errors: string[] } {
   const { values, positionals } = parseArgs({
@@ -58,6 +60,7 @@ export function parseCli(argv: readonly string[]):
       rounds: { type: 'string' },
       'read-batch-ms': { type: 'string' },
       node: { type: 'string' },
+      'node-flag': { type: 'string', multiple: true },
       tiny: { type: 'boolean' },
       server: { type: 'string' },
       help: { type: 'boolean' },
@@ -129,6 +132,13 @@ export function parseCli(argv: readonly string[]):
   if (values.node !== undefined && !isExecutable(values.node)) {
     errors.push(`--node must be an executable file, got ${values.node}`);
   }
+  // Node or V8 flags for every server the suite starts (a V8 tuning measured against the
+  // same build): one flag per --node-flag, a flag and nothing else.
+  const nodeFlags = values['node-flag'] ?? [];
+  for (const f of nodeFlags) {
+    if (!/^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\s]+)?$/.test(f))
+      errors.push(`--node-flag takes one flag such as --max-semi-space-size=64, got ${f}`);
+  }
   if (errors.length > 0) return { errors };
   return {
     steps,
@@ -141,6 +151,7 @@ export function parseCli(argv: readonly string[]):
     server: values.server === 'bare' ? 'bare' : 'nest',
     ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(values['cpu-prof']) }),
     ...(values.node === undefined ? {} : { node: resolve(values.node) }),
+    ...(nodeFlags.length === 0 ? {} : { nodeFlags }),
   };
 }
 

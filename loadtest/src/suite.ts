@@ -78,6 +78,8 @@ export interface SuiteOptions {
   readonly cpuProfDir?: string;
   /** Node binary for the service and the bare servers (`--node`); default: `node` on PATH. */
   readonly node?: string;
+  /** Node or V8 flags for every server started (`--node-flag`), before the script. */
+  readonly nodeFlags?: readonly string[];
   /** An already running server used for every run (tests share one to stay fast). */
   readonly running?: RunningService;
   readonly argv: readonly string[];
@@ -89,7 +91,12 @@ export interface SuiteOptions {
  * Launches the service, or a bare server (`--server bare`, the overhead scenario's bare
  * runs), or a framework floor (the overhead scenario's long-poll floor runs).
  */
-function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?: string) {
+function launcher(
+  server: 'nest' | 'bare',
+  cpuProfDir: string | undefined,
+  node?: string,
+  nodeFlags: readonly string[] = [],
+) {
   let started = 0;
   return (run: TransportRun, opts: { inspect: boolean }): Promise<RunningService> => {
     const kind = run.server ?? server;
@@ -113,9 +120,12 @@ function launcher(server: 'nest' | 'bare', cpuProfDir: string | undefined, node?
       .filter((p) => p !== '')
       .join('-')
       .replace(/[^A-Za-z0-9.-]+/g, '_');
-    const nodeArgs = cpuProfDir
-      ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`]
-      : [];
+    const nodeArgs = [
+      ...nodeFlags,
+      ...(cpuProfDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${name}.cpuprofile`]
+        : []),
+    ];
     return launchService({
       env: run.env,
       inspect: opts.inspect,
@@ -141,7 +151,7 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
   const startedAt = new Date().toISOString();
   const ctx: RunContext = {
     target: o.running ?? (o.target ? targetService(o.target) : undefined),
-    launch: launcher(o.server ?? 'nest', o.cpuProfDir, o.node),
+    launch: launcher(o.server ?? 'nest', o.cpuProfDir, o.node, o.nodeFlags),
     server: o.server ?? 'nest',
     launchForEnv: o.running !== undefined,
     token: o.token,
@@ -199,6 +209,9 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
       ...(o.node === undefined
         ? {}
         : { serviceNode: { path: o.node, version: nodeVersion(o.node) } }),
+      ...(o.nodeFlags === undefined || o.nodeFlags.length === 0
+        ? {}
+        : { serviceNodeFlags: [...o.nodeFlags] }),
       ...(processPerTransport ? { processPerTransport } : {}),
     },
     runs,

@@ -62,7 +62,7 @@ export function markdownReport(report: Report): string {
     '# Order-status load test',
     '',
     `Run ${report.startedAt} -> ${report.finishedAt} on ${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.platform} ${m.kernel}.`,
-    `Node ${report.versions.node}${report.settings.serviceNode ? ` (service: Node ${report.settings.serviceNode.version})` : ''}, commit ${report.versions.commit}. Service and generator ${report.settings.pinned ? 'pinned to separate cores (taskset)' : 'not pinned (single core or --target)'}.${report.settings.processPerTransport ? ' Each transport ran in a fresh generator process.' : ''}`,
+    `Node ${report.versions.node}${report.settings.serviceNode ? ` (service: Node ${report.settings.serviceNode.version})` : ''}${report.settings.serviceNodeFlags ? `, servers started with ${report.settings.serviceNodeFlags.map((f) => `\`${f}\``).join(' ')}` : ''}, commit ${report.versions.commit}. Service and generator ${report.settings.pinned ? 'pinned to separate cores (taskset)' : 'not pinned (single core or --target)'}.${report.settings.processPerTransport ? ' Each transport ran in a fresh generator process.' : ''}`,
     `Command: \`loadtest ${report.settings.argv.join(' ')}\``,
     ...hostLines(report),
     '',

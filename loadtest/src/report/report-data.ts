@@ -31,6 +31,8 @@ export interface Report {
     readonly serviceEntry?: string;
     /** `--node`: the binary that ran the service and bare servers, and its version. */
     readonly serviceNode?: { readonly path: string; readonly version: string };
+    /** Node or V8 flags every started server ran with (`--node-flag`). */
+    readonly serviceNodeFlags?: readonly string[];
     /** Each transport's runs came from a fresh generator process (scale, see per-process.ts). */
     readonly processPerTransport?: boolean;
   };
