@@ -31,12 +31,16 @@ describe('countEveryGc', () => {
     });
     own.observe({ entryTypes: ['gc'] });
     try {
+      // Both observers are delivered the same collections from here on.
+      await new Promise((r) => setTimeout(r, 20));
       const before = await countIn(registry);
+      const seenBefore = entries;
+      largestBatch = 0;
       scavengeBurst();
       await new Promise((r) => setTimeout(r, 100));
       // The case prom-client's own histogram gets wrong: several collections per callback.
       expect(largestBatch).toBeGreaterThan(1);
-      expect((await countIn(registry)) - before).toBe(entries);
+      expect((await countIn(registry)) - before).toBe(entries - seenBefore);
     } finally {
       own.disconnect();
       stop();
