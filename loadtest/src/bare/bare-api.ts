@@ -1,5 +1,6 @@
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
+import { GC_DURATION_METRIC } from '../sampling/gc-window';
 import { isTracking, type BareEvent, type OrderLog } from './order-log';
 
 /**
@@ -144,12 +145,12 @@ function gcLines(): string {
   let text = '';
   for (const [kind, t] of gcByKind) {
     text +=
-      `nodejs_gc_duration_seconds_sum{kind="${kind}"} ${t.seconds}\n` +
-      `nodejs_gc_duration_seconds_count{kind="${kind}"} ${t.count}\n`;
+      `${GC_DURATION_METRIC}_sum{kind="${kind}"} ${t.seconds}\n` +
+      `${GC_DURATION_METRIC}_count{kind="${kind}"} ${t.count}\n`;
   }
   // Present (zero) before the first collection, so the load test knows it is counted.
   return (
     text ||
-    'nodejs_gc_duration_seconds_sum{kind="minor"} 0\nnodejs_gc_duration_seconds_count{kind="minor"} 0\n'
+    `${GC_DURATION_METRIC}_sum{kind="minor"} 0\n${GC_DURATION_METRIC}_count{kind="minor"} 0\n`
   );
 }
