@@ -9,7 +9,9 @@ import { nchanAvailable } from '../../loadtest/src/nchan/nchan-server';
 import { clusterUnavailable } from '../../loadtest/src/scenarios/cluster';
 import { isStreaming } from '../../loadtest/src/scenarios/scenario';
 import {
+  canPin,
   launchService,
+  SERVICE_CPU,
   SERVICE_ENTRY,
   type RunningService,
 } from '../../loadtest/src/service/launcher';
@@ -259,6 +261,20 @@ describe(`load test smoke against the ${server} server`, () => {
             ? gc
             : [typeof gc.pauseMsPerS, gc.collections >= 0, gc.majorCollections >= 0],
       }).toEqual({ where, gc: r.server === 'nchan' ? null : ['number', true, true] });
+    }
+    // Each server the overhead scenario starts is pinned to its core where the host has
+    // two, and the run reads that core over its window: busy at least with the server's
+    // own CPU (the rest is the kernel's work there, or others').
+    if (canPin()) {
+      for (const r of report.runs.filter((x) => x.scenario === 'overhead')) {
+        const where = `overhead ${r.transport} (${r.server})`;
+        const core = r.host?.serverCore;
+        expect({
+          where,
+          core: core?.core,
+          covers: core !== undefined && core.busyPct + 10 >= r.service.cpuPctAvg,
+        }).toEqual({ where, core: SERVICE_CPU, covers: true });
+      }
     }
     expect(markdownReport(report)).toContain('## steady');
     expect(htmlReport(report)).toContain('new Chart(');

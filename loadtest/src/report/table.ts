@@ -28,6 +28,8 @@ export const COLUMNS: readonly Column[] = [
   { title: 'dup', value: (r) => String(r.events.duplicates) },
   { title: 'ooo', value: (r) => String(r.events.outOfOrder) },
   { title: 'svc CPU %', value: (r) => n(r.service.cpuPctAvg) },
+  // Everything on the server's core: its process and the kernel's work there (core-window.ts).
+  { title: 'svc core %', value: (r) => n(r.host?.serverCore?.busyPct) },
   // Beside the service's: a generator near its own core's limit measured itself.
   { title: 'gen CPU %', value: (r) => n(r.generator.cpuPctAvg) },
   { title: 'CPU ms/1k ev', value: (r) => n(r.service.cpuMsPer1kEvents) },

@@ -45,9 +45,44 @@ export function parseProcStat(text: string): ProcStat {
  */
 export function parseHostCpuMs(text: string): number {
   const line = text.slice(0, text.indexOf('\n'));
+  return ticksToMs(busyTicks(line.trim().split(/\s+/).slice(1).map(Number)));
+}
+
+/** One core's CPU time so far, ms: all that ran on it (busy), and the softirq part of that. */
+export interface CoreCpuMs {
+  readonly busyMs: number;
+  readonly softirqMs: number;
+}
+
+/**
+ * One core's line of /proc/stat (`cpuN`), read like the host's. The service's core
+ * also runs kernel work that its process is not charged for (softirqs handled outside
+ * its system calls, `ksoftirqd`), and other processes' time: its busy share is what the
+ * service had left, whatever its own CPU time says.
+ */
+export function parseCoreCpuMs(text: string, core: number): CoreCpuMs | undefined {
+  const prefix = `cpu${core} `;
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  if (line === undefined) return undefined;
   const f = line.trim().split(/\s+/).slice(1).map(Number);
-  const busy = f[0] + f[1] + f[2] + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
-  return (busy * 1000) / CLOCK_TICKS_PER_SEC;
+  return { busyMs: ticksToMs(busyTicks(f)), softirqMs: ticksToMs(f[6] ?? 0) };
+}
+
+export function readCoreCpuMs(core: number): CoreCpuMs | undefined {
+  try {
+    return parseCoreCpuMs(readFileSync('/proc/stat', 'utf8'), core);
+  } catch {
+    return undefined;
+  }
+}
+
+/** user + nice + system + irq + softirq + steal of a /proc/stat line's numbers. */
+function busyTicks(f: readonly number[]): number {
+  return f[0] + f[1] + f[2] + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
+}
+
+function ticksToMs(ticks: number): number {
+  return (ticks * 1000) / CLOCK_TICKS_PER_SEC;
 }
 
 export function readHostCpuMs(): number | undefined {

@@ -1,4 +1,6 @@
+import { CoreWindow, coreUsageOver } from './core-window';
 import {
+  parseCoreCpuMs,
   parseHostCpuMs,
   parseProcStat,
   readHostCpuMs,
@@ -35,6 +37,68 @@ describe('parseHostCpuMs', () => {
 
   it('reads this host', () => {
     expect(readHostCpuMs()).toBeGreaterThan(0);
+  });
+});
+
+describe('parseCoreCpuMs', () => {
+  const text = [
+    'cpu  100 2 30 5000 40 6 7 8 0 0',
+    'cpu0 60 1 10 2500 20 2 3 4 0 0',
+    'cpu1 40 1 20 2500 20 4 40 4 0 0',
+    'cpu10 9 9 9 9 9 9 9 9 0 0',
+    'intr 12345',
+  ].join('\n');
+
+  it("reads one core's line: busy as the host's (not idle or iowait), and its softirq", () => {
+    expect(parseCoreCpuMs(text, 1)).toEqual({
+      busyMs: ((40 + 1 + 20 + 4 + 40 + 4) * 1000) / CLOCK_TICKS_PER_SEC,
+      softirqMs: (40 * 1000) / CLOCK_TICKS_PER_SEC,
+    });
+  });
+
+  it('does not take cpu10 for cpu1, and is undefined for a core that is not there', () => {
+    expect(parseCoreCpuMs(text, 10)?.softirqMs).toBe((9 * 1000) / CLOCK_TICKS_PER_SEC);
+    expect(parseCoreCpuMs(text, 3)).toBeUndefined();
+  });
+});
+
+describe('coreUsageOver / CoreWindow', () => {
+  it("gives the window's share of the core, in % of it", () => {
+    const start = { busyMs: 1_000, softirqMs: 100 };
+    const end = { busyMs: 1_450, softirqMs: 160 };
+    expect(coreUsageOver(1, start, end, 500)).toEqual({ core: 1, busyPct: 90, softirqPct: 12 });
+    expect(coreUsageOver(1, undefined, end, 500)).toBeUndefined();
+    expect(coreUsageOver(1, start, end, 0)).toBeUndefined();
+  });
+
+  it('reads the core at begin and end, once per window', () => {
+    let busyMs = 0;
+    const reads: number[] = [];
+    const w = new CoreWindow(1, (core) => {
+      reads.push(core);
+      return { busyMs, softirqMs: 0 };
+    });
+    expect(w.end()).toBeUndefined();
+    w.begin();
+    busyMs = 5;
+    const usage = w.end();
+    expect(reads).toEqual([1, 1]);
+    expect(usage?.core).toBe(1);
+    expect(usage?.busyPct).toBeGreaterThan(0);
+    expect(w.end()).toBeUndefined();
+  });
+
+  it("reads this host's core 0", () => {
+    const w = new CoreWindow(0);
+    w.begin();
+    const t0 = performance.now();
+    while (performance.now() - t0 < 30) {
+      /* keep core 0 or another one busy: the share is of wall time */
+    }
+    const usage = w.end();
+    expect(usage).toMatchObject({ core: 0 });
+    expect(usage?.busyPct).toBeGreaterThanOrEqual(0);
+    expect(usage?.busyPct).toBeLessThanOrEqual(100);
   });
 });
 

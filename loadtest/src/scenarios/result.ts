@@ -4,6 +4,7 @@ import type { Distribution } from '../stats/distribution';
 import type { LatencySummary } from '../stats/latency';
 import type { Sample, UsageSummary } from '../sampling/sampler';
 import type { GcUsage } from '../sampling/gc-window';
+import type { CoreUsage } from '../sampling/core-window';
 
 /** One transport run: the unit every table row and chart point is made of. */
 export interface RunResult {
@@ -25,13 +26,16 @@ export interface RunResult {
    * The whole host meanwhile (% of one core): `otherCpuPctAvg` is what processes other
    * than the service, its helpers and the generator took; `busy` when that was >= 20 % of
    * a core. `helperCpuPctAvg`: the load test's helper processes for this server (Nchan's
-   * publisher, on the generator's core).
+   * publisher, on the generator's core). `serverCore`: the core the server was pinned to,
+   * everything that ran on it (core-window.ts): the server's process, and kernel work its
+   * process is not charged for.
    */
   readonly host?: {
     cpuPctAvg: number;
     otherCpuPctAvg: number;
     busy: boolean;
     helperCpuPctAvg?: number;
+    serverCore?: CoreUsage;
   };
   readonly wire?: WireBytes;
   readonly requestsPerSec: number;

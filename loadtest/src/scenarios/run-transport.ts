@@ -10,6 +10,7 @@ import {
   type ConnectorOptions,
 } from '../clients/transport';
 import { TcpProxy } from '../proxy/tcp-proxy';
+import { CoreWindow, type CoreUsage } from '../sampling/core-window';
 import { gcOver, gcTotals, type GcTotals } from '../sampling/gc-window';
 import { promValue, type PromSample } from '../sampling/prom-text';
 import {
@@ -21,7 +22,7 @@ import {
   type UsageSummary,
 } from '../sampling/sampler';
 import { AdminClient, orderId, type ServiceControl } from '../service/admin';
-import type { RunningService } from '../service/launcher';
+import { SERVICE_CPU, type RunningService } from '../service/launcher';
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
@@ -199,6 +200,9 @@ export async function runAgainst(
   const serviceSampler = service.pid === undefined ? undefined : UsageSampler.forPid(service.pid);
   const generator = new GeneratorMonitor();
   const host = UsageSampler.host();
+  // The server's core, whatever ran on it: its process and the kernel's work there.
+  const serverCore =
+    service.pinned && service.pid !== undefined ? new CoreWindow(SERVICE_CPU) : undefined;
   const helpers = (service.helperPids ?? []).map((pid) => UsageSampler.forPid(pid));
   let helperCpuPctAvg: number | undefined;
   const stopHelpers = (): void => {
@@ -214,6 +218,7 @@ export async function runAgainst(
   let usage: UsageSummary | undefined;
   let genUsage: GeneratorUsage | undefined;
   let hostUsage: UsageSummary | undefined;
+  let serverCoreUsage: CoreUsage | undefined;
   let windowStarted = false;
   let droppedAtStart = 0;
   // The server's heap allocation total (Node 26+) and GC totals at the window's start and end.
@@ -367,6 +372,7 @@ export async function runAgainst(
     for (const h of helpers) h.start();
     generator.start();
     host.start();
+    serverCore?.begin();
     windowStarted = true;
     const windowStart = performance.now();
     if (publish && warmupS === 0) await admin.start();
@@ -392,6 +398,7 @@ export async function runAgainst(
     stopHelpers();
     genUsage = generator.stop();
     hostUsage = host.stop();
+    serverCoreUsage = serverCore?.end();
     countersAtEnd = await windowCounters();
 
     lastSeqs = await admin.lastSeqs([...new Set(subscribers.map((s) => s.orderId))]);
@@ -411,7 +418,10 @@ export async function runAgainst(
   stopHelpers();
   genUsage ??= generator.stop();
   // A run that failed before its window started has no host figures (nothing to compare).
-  if (windowStarted) hostUsage ??= host.stop();
+  if (windowStarted) {
+    hostUsage ??= host.stop();
+    serverCoreUsage ??= serverCore?.end();
+  }
   const otherCpuPctAvg = hostUsage
     ? Math.max(
         0,
@@ -541,6 +551,7 @@ export async function runAgainst(
             ...(helperCpuPctAvg !== undefined
               ? { helperCpuPctAvg: Math.round(helperCpuPctAvg * 10) / 10 }
               : {}),
+            ...(serverCoreUsage ? { serverCore: serverCoreUsage } : {}),
           },
         }
       : {}),

@@ -7,10 +7,15 @@ function step(o: {
   lost?: number;
   serviceCpu: number;
   serviceLoopP99Ms?: number;
+  /** Everything on the service's core (core-window.ts); absent when not pinned. */
+  serviceCoreBusy?: number;
   generatorCpu: number;
   generatorSaturated?: boolean;
 }): RunResult {
   return {
+    ...(o.serviceCoreBusy === undefined
+      ? {}
+      : { host: { serverCore: { core: 1, busyPct: o.serviceCoreBusy, softirqPct: 0 } } }),
     ok: true,
     latency: { p99Ms: o.p99Ms },
     events: { lost: o.lost ?? 0, droppedByService: 0, duplicates: 0, outOfOrder: 0 },
@@ -37,6 +42,14 @@ describe('scaleLimit', () => {
   it("blames the service when its own loop's p99 delay passed the bound below 85 % CPU", () => {
     const r = step({ p99Ms: 66, serviceCpu: 70, serviceLoopP99Ms: 56, generatorCpu: 58 });
     expect(scaleLimit(r)).toBe('service');
+  });
+
+  it("reads the service's core as full when the kernel's work there filled it", () => {
+    // The process at 78 %, its core at 91 %: softirqs and ksoftirqd for the clients' TCP.
+    const r = step({ p99Ms: 70, serviceCpu: 78, serviceCoreBusy: 91, generatorCpu: 55 });
+    expect(scaleLimit(r)).toBe('service');
+    const quiet = step({ p99Ms: 70, serviceCpu: 78, serviceCoreBusy: 80, generatorCpu: 55 });
+    expect(scaleLimit(quiet)).toBe('neither');
   });
 
   it('counts a generator whose own loop stalled as saturated below 85 % CPU', () => {

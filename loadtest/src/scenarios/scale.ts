@@ -28,14 +28,17 @@ export type ScaleLimit = 'none' | 'service' | 'generator' | 'both' | 'neither';
  * The service ran out when its core was full (the generator's threshold, 85 % of its
  * pinned core: past it, its event loop queues work and p99 grows with the queue) or when
  * its own event loop's p99 delay alone passed the bound (GC pauses and long ticks, at
- * any CPU). The generator ran out when it saturated (its CPU, or its loop delay). A step
- * past the bound with neither says so: a loss, or latency neither process explains.
+ * any CPU). Full is read from the process's CPU time or from the core's, whichever is
+ * higher: the kernel's work for the clients' TCP can fill the core beside the process
+ * (core-window.ts). The generator ran out when it saturated (its CPU, or its loop
+ * delay). A step past the bound with neither says so: a loss, or latency neither process
+ * explains.
  */
 export function scaleLimit(r: RunResult): ScaleLimit {
   if (isClean(r)) return 'none';
+  const core = Math.max(r.service.cpuPctAvg, r.host?.serverCore?.busyPct ?? 0);
   const service =
-    r.service.cpuPctAvg >= GENERATOR_SATURATED_CPU_PCT ||
-    (r.service.eventLoopLagP99Ms ?? 0) > SCALE_P99_BOUND_MS;
+    core >= GENERATOR_SATURATED_CPU_PCT || (r.service.eventLoopLagP99Ms ?? 0) > SCALE_P99_BOUND_MS;
   const generator = r.generator.saturated;
   if (service && generator) return 'both';
   if (service) return 'service';
