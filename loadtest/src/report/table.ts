@@ -28,8 +28,6 @@ export const COLUMNS: readonly Column[] = [
   { title: 'dup', value: (r) => String(r.events.duplicates) },
   { title: 'ooo', value: (r) => String(r.events.outOfOrder) },
   { title: 'svc CPU %', value: (r) => n(r.service.cpuPctAvg) },
-  // Everything on the server's core: its process and the kernel's work there (core-window.ts).
-  { title: 'svc core %', value: (r) => n(r.host?.serverCore?.busyPct) },
   // Beside the service's: a generator near its own core's limit measured itself.
   { title: 'gen CPU %', value: (r) => n(r.generator.cpuPctAvg) },
   { title: 'CPU ms/1k ev', value: (r) => n(r.service.cpuMsPer1kEvents) },
@@ -46,11 +44,22 @@ export const COLUMNS: readonly Column[] = [
   { title: 'note', value: note },
 ];
 
+/**
+ * The server's core is named when it was this much busier than the server's process
+ * (points of a core): kernel work there that the process was not charged for
+ * (`ksoftirqd`), or another process (core-window.ts). Below it the two read alike.
+ */
+export const SERVER_CORE_NOTE_PCT = 10;
+
 export function note(r: RunResult): string {
   const parts: string[] = [];
   if (!r.ok) parts.push(`FAILED: ${r.error ?? ''}`.slice(0, 80));
   if (r.generator.saturated) parts.push(`generator saturated (${r.generator.cpuPctAvg}% CPU)`);
   if (r.host?.busy) parts.push(`host busy (others ${r.host.otherCpuPctAvg}% CPU)`);
+  const core = r.host?.serverCore;
+  if (core !== undefined && core.busyPct - r.service.cpuPctAvg >= SERVER_CORE_NOTE_PCT) {
+    parts.push(`server's core ${core.busyPct}% busy`);
+  }
   if (r.host?.helperCpuPctAvg !== undefined) {
     parts.push(`publisher ${r.host.helperCpuPctAvg}% CPU`);
   }
