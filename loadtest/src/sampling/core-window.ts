@@ -2,10 +2,11 @@ import { type CoreCpuMs, readCoreCpuMs } from './proc-stat';
 
 /**
  * The server's core over a measured window, whatever ran on it: the server's process,
- * and kernel work its process is not charged for. On one host that is mostly TCP's for
- * the clients' side (a client that has not read yet is acknowledged by a timer on the
- * core that received the segment: the server's), handled in softirqs and by
- * `ksoftirqd`, a thread that takes turns with the server's on its core.
+ * and kernel work its process is not charged for. A softirq that interrupts the process
+ * is charged to it; what is not is the softirq work left to `ksoftirqd`, a thread that
+ * takes turns with the server's on its core. On one host that is mostly TCP's work for
+ * the clients (a client that has not read yet is acknowledged by a timer on the core
+ * that received the segment: the server's), and another process pinned there.
  */
 export interface CoreUsage {
   readonly core: number;

@@ -55,10 +55,9 @@ export interface CoreCpuMs {
 }
 
 /**
- * One core's line of /proc/stat (`cpuN`), read like the host's. The service's core
- * also runs kernel work that its process is not charged for (softirqs handled outside
- * its system calls, `ksoftirqd`), and other processes' time: its busy share is what the
- * service had left, whatever its own CPU time says.
+ * One core's line of /proc/stat (`cpuN`), read like the host's. The server's core also
+ * runs kernel work that its process is not charged for (`ksoftirqd`) and other
+ * processes: its busy share says what the server had left, whatever its own CPU time says.
  */
 export function parseCoreCpuMs(text: string, core: number): CoreCpuMs | undefined {
   const prefix = `cpu${core} `;
