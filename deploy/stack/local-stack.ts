@@ -21,12 +21,28 @@ import {
 export const STACK_START_TIMEOUT_MS = 60_000;
 /** @default 5_000 ms between SIGTERM and SIGKILL when stopping */
 export const STACK_STOP_GRACE_MS = 5_000;
+/**
+ * Starts on fresh free ports before giving up, when a port was taken meanwhile: a free
+ * port is one the OS handed out and was closed again, and until the stack's process binds
+ * it, seconds later, any outgoing connection on the host may take it as its own local
+ * port (seen in CI: nginx, with its HTTP port bound, failing to bind its gRPC port).
+ */
+export const FREE_PORT_ATTEMPTS = 3;
+
+/** A process of the stack could not bind its port (EADDRINUSE): another took it. */
+export class StackPortTakenError extends Error {}
 
 export interface LocalStackOptions {
   /** Repository root (where dist/ and deploy/ are). @default process.cwd() */
   readonly rootDir?: string;
   /** Any free loopback ports instead of the fixed ones (tests, or when they are taken). */
   readonly freePorts?: boolean;
+  /**
+   * Picks the ports for one attempt (tests: a port taken on purpose); with it, as with
+   * `freePorts`, a start that loses a port to another process is tried again on ports
+   * picked anew, up to FREE_PORT_ATTEMPTS times.
+   */
+  readonly pickPorts?: () => Promise<StackSettings>;
   /** Variables for every instance on top of the stack's (e.g. LOG_LEVEL, SSE_RETRY_MS). */
   readonly env?: Readonly<Record<string, string>>;
   /** Where each process's output goes, line by line. @default stderr with a prefix */
@@ -68,7 +84,32 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const main = join(root, 'dist/apps/order-status/main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const log = opts.log ?? ((source, line) => process.stderr.write(`[${source}] ${line}\n`));
-  const settings = opts.freePorts ? await withFreePorts(STACK) : STACK;
+  const pick = opts.pickPorts ?? (opts.freePorts ? () => withFreePorts(STACK) : undefined);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(root, main, pick ? await pick() : STACK, opts, log);
+    } catch (err) {
+      if (!(err instanceof StackPortTakenError) || !pick || attempt >= FREE_PORT_ATTEMPTS) {
+        throw err;
+      }
+      log('stack', `${err.message}; starting again on other ports`);
+    }
+  }
+}
+
+async function startOnce(
+  root: string,
+  main: string,
+  settings: StackSettings,
+  opts: LocalStackOptions,
+  logLine: NonNullable<LocalStackOptions['log']>,
+): Promise<LocalStack> {
+  // What the processes said, to tell a port taken by another process from other failures.
+  let portTaken: string | undefined;
+  const log = (source: string, line: string) => {
+    if (portTaken === undefined && PORT_TAKEN.test(line)) portTaken = `[${source}] ${line}`;
+    logLine(source, line);
+  };
   const work = mkdtempSync(join(tmpdir(), 'order-status-stack-'));
   const children: ChildProcess[] = [];
   let stopping: Promise<void> | undefined;
@@ -113,7 +154,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
     const nginx = startNginx(root, work, settings, certDir, log);
     children.push(nginx);
-    await waitForPort(settings.nginx.httpPort, nginx, 'nginx');
+    // Every listener: nginx binds them one by one, and while it retries one that is taken
+    // (for about 2.5 s, then it exits) the others already accept connections. A port
+    // that accepts may also be another process's: nginx said at once if a bind failed.
+    const { httpPort, httpsPort, grpcPort } = settings.nginx;
+    for (const port of [httpPort, httpsPort, grpcPort]) await waitForPort(port, nginx, 'nginx');
+    await new Promise((r) => setTimeout(r, NGINX_BIND_SETTLE_MS));
+    if (portTaken !== undefined || nginx.exitCode !== null) {
+      throw new Error(`nginx did not bind every port (${httpPort}, ${httpsPort}, ${grpcPort})`);
+    }
 
     return {
       settings,
@@ -129,9 +178,21 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     };
   } catch (err) {
     await stop();
+    if (portTaken !== undefined) {
+      throw new StackPortTakenError(`a port was taken: ${portTaken}`, { cause: err });
+    }
     throw err;
   }
 }
+
+/**
+ * How long after its ports accept nginx's bind errors are looked for: it logs a failed
+ * bind at once, on its first pass over its listeners, while the others already accept.
+ */
+const NGINX_BIND_SETTLE_MS = 100;
+
+/** How redis-server, nginx and Node say that a port is already bound. */
+const PORT_TAKEN = /EADDRINUSE|Address already in use/;
 
 function startNginx(
   root: string,
@@ -141,10 +202,15 @@ function startNginx(
   log: NonNullable<LocalStackOptions['log']>,
 ): ChildProcess {
   const template = readFileSync(join(root, NGINX_TEMPLATE), 'utf8');
-  const vars = nginxVariables(settings, () => '127.0.0.1', {
-    certFile: join(certDir, 'dev-cert.pem'),
-    keyFile: join(certDir, 'dev-key.pem'),
-  });
+  // On loopback only, like the instances. On every address, nginx would also bind a port
+  // that another process listens on at 127.0.0.1, and that process, the more specific
+  // listener, would take the stack's connections; on 127.0.0.1 the bind fails instead.
+  const vars = nginxVariables(
+    settings,
+    () => '127.0.0.1',
+    { certFile: join(certDir, 'dev-cert.pem'), keyFile: join(certDir, 'dev-key.pem') },
+    '127.0.0.1',
+  );
   mkdirSync(join(work, 'conf.d'));
   mkdirSync(join(work, 'temp'));
   writeFileSync(join(work, 'conf.d', 'order-status.conf'), renderTemplate(template, vars));
@@ -262,7 +328,7 @@ function terminate(proc: ChildProcess): Promise<void> {
 }
 
 /** The same topology on ports the OS hands out. */
-async function withFreePorts(settings: StackSettings): Promise<StackSettings> {
+export async function withFreePorts(settings: StackSettings): Promise<StackSettings> {
   const instances: StackInstance[] = [];
   for (const i of settings.instances) {
     instances.push({ ...i, httpPort: await freePort(), grpcPort: await freePort() });

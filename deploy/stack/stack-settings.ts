@@ -112,17 +112,25 @@ export function clusterInstanceEnv(
   };
 }
 
-/** The variables the nginx template uses; `hostOf` names an instance's address. */
+/**
+ * The variables the nginx template uses; `hostOf` names an instance's address.
+ * `listenHost`: the one address nginx listens on (the template's `listen
+ * ${NGINX_HTTP_PORT}` takes a port or an address and port); every address when absent,
+ * as in docker-compose.
+ */
 export function nginxVariables(
   settings: StackSettings,
   hostOf: (instance: StackInstance) => string,
   tls: { readonly certFile: string; readonly keyFile: string },
+  listenHost?: string,
 ): Record<string, string> {
   const [one, two] = settings.instances;
+  const listen = (port: number) =>
+    listenHost === undefined ? String(port) : `${listenHost}:${port}`;
   return {
-    NGINX_HTTP_PORT: String(settings.nginx.httpPort),
-    NGINX_HTTPS_PORT: String(settings.nginx.httpsPort),
-    NGINX_GRPC_PORT: String(settings.nginx.grpcPort),
+    NGINX_HTTP_PORT: listen(settings.nginx.httpPort),
+    NGINX_HTTPS_PORT: listen(settings.nginx.httpsPort),
+    NGINX_GRPC_PORT: listen(settings.nginx.grpcPort),
     APP1_HTTP: `${hostOf(one)}:${one.httpPort}`,
     APP2_HTTP: `${hostOf(two)}:${two.httpPort}`,
     APP1_GRPC: `${hostOf(one)}:${one.grpcPort}`,
