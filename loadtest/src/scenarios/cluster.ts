@@ -102,7 +102,7 @@ export const cluster: Scenario = {
       await waitFor(() => ctx.token !== undefined || bannerToken !== undefined, BANNER_TIMEOUT_MS);
       const token = ctx.token ?? bannerToken;
       if (token === undefined) throw new Error('no demo token in the banners: pass --token');
-      return await runOnStack(ctx, o, stack, token);
+      return await runOnStack(ctx, o, stack, token, tail);
     } finally {
       await stack.stop();
     }
@@ -114,6 +114,7 @@ async function runOnStack(
   o: ScenarioOptions,
   stack: LocalStack,
   token: string,
+  stackLog: readonly string[],
 ): Promise<RunResult[]> {
   const [app1] = stack.instances;
   // Control traffic (simulator, last seqs, /metrics) goes to app1, the publishing instance;
@@ -171,13 +172,27 @@ async function runOnStack(
       };
       const figures = perInstanceFigures(stack.instances, token);
       try {
-        out.push(await runAgainst(ctx, publisher, run, figures.hooks));
+        out.push(withStackLog(await runAgainst(ctx, publisher, run, figures.hooks), stackLog));
       } finally {
         figures.stop();
       }
     }
   }
   return out;
+}
+
+/** Lines of the stack's output a failed run's error ends with. */
+export const STACK_LOG_LINES_ON_FAILURE = 10;
+
+/**
+ * A failed run's error with the stack's last lines (nginx's errors, an instance's): what
+ * the clients saw rarely says why (only "0/4 subscribers connected"), what the stack's
+ * processes said last often does.
+ */
+export function withStackLog(r: RunResult, stackLog: readonly string[]): RunResult {
+  if (r.ok || stackLog.length === 0) return r;
+  const lines = stackLog.slice(-STACK_LOG_LINES_ON_FAILURE).join('\n');
+  return { ...r, error: `${r.error ?? 'failed'}\nthe stack's last lines:\n${lines}` };
 }
 
 interface InstanceReading {
