@@ -24,8 +24,9 @@ export const STACK_STOP_GRACE_MS = 5_000;
 /**
  * Starts on fresh free ports before giving up, when a port was taken meanwhile: a free
  * port is one the OS handed out and was closed again, and until the stack's process binds
- * it, seconds later, any outgoing connection on the host may take it as its own local
- * port (seen in CI: nginx, with its HTTP port bound, failing to bind its gRPC port).
+ * it, seconds later, another process on the host may take it (the likely cause of a CI
+ * run whose gRPC clients could not connect through nginx: nginx, its HTTP port bound,
+ * failing to bind its gRPC port, reproduced by test/stack/local-stack-ports.e2e-spec.ts).
  */
 export const FREE_PORT_ATTEMPTS = 3;
 
