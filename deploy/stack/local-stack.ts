@@ -301,18 +301,22 @@ async function waitForPort(port: number, proc: ChildProcess, what: string): Prom
   const deadline = Date.now() + STACK_START_TIMEOUT_MS;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode})`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
+    if (await portAccepts(port)) return;
     if (Date.now() > deadline) throw new Error(`${what} not listening on ${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:port now. */
+export function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { connect, createServer, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
 import {
   FREE_PORT_ATTEMPTS,
+  portAccepts,
   startLocalStack,
   withFreePorts,
   type LocalStack,
@@ -30,17 +31,6 @@ function holdAPort(): Promise<{ server: Server; port: number }> {
     server.listen(0, '127.0.0.1', () => {
       resolve({ server, port: (server.address() as { port: number }).port });
     });
-  });
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
   });
 }
 
@@ -78,7 +68,7 @@ function accepts(port: number): Promise<boolean> {
     expect(retry).toMatch(/a port was taken: \[nginx\] .*Address already in use.*other ports/);
     const { httpPort, httpsPort, grpcPort } = stack.settings.nginx;
     expect(grpcPort).not.toBe(taken);
-    expect(await Promise.all([httpPort, httpsPort, grpcPort].map(accepts))).toEqual([
+    expect(await Promise.all([httpPort, httpsPort, grpcPort].map(portAccepts))).toEqual([
       true,
       true,
       true,
