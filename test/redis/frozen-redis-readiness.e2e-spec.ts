@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { OrderStatus } from '@app/contracts';
+import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -15,6 +16,7 @@ const NOTICE_MS = 5_000;
  */
 describe('readiness with a frozen Redis (issue 35, 2)', () => {
   let redis: RedisServer;
+  let other: RedisServer | undefined;
   let app: TestApp | undefined;
 
   beforeEach(async () => {
@@ -25,6 +27,13 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
     await app?.close();
     app = undefined;
     await redis.shutdown();
+    await other?.shutdown();
+    other = undefined;
+  });
+  const env = (url: string) => ({
+    REDIS_URL: url,
+    REDIS_COMMAND_TIMEOUT_MS: '500',
+    REDIS_PING_INTERVAL_MS: '200',
   });
 
   const ready = async () => {
@@ -47,11 +56,7 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
   };
 
   it('answers 503 with store and auth state down while Redis is stopped, and 200 once it runs again', async () => {
-    app = await startTestApp({
-      REDIS_URL: redis.url,
-      REDIS_COMMAND_TIMEOUT_MS: '500',
-      REDIS_PING_INTERVAL_MS: '200',
-    });
+    app = await startTestApp(env(redis.url));
     expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });
     expect(await publish('frozen-1', OrderStatus.Created)).toBe(201);
 
@@ -65,5 +70,23 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
     await waitFor(async () => (await ready()).status === 200, 'ready again', NOTICE_MS, 50);
     expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });
     expect(await publish('frozen-1', OrderStatus.Paid)).toBe(201);
+  });
+
+  it('follows the auth state connection of its own: 503 with the store up when only its Redis is frozen', async () => {
+    // The store on a Redis of its own that keeps running; REDIS_URL, which the auth state
+    // connects to, is the one frozen.
+    other = await RedisServer.launch();
+    const store = new RedisOrderStore({ url: other.url, pingIntervalMs: 200 });
+    expect(await store.whenUp(5_000)).toBe(true);
+    app = await startTestApp(env(redis.url), { store });
+    expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });
+
+    redis.freeze();
+    await waitFor(async () => (await ready()).status === 503, 'not ready', NOTICE_MS, 50);
+    expect(await ready()).toEqual({ status: 503, store: 'up', authState: 'down' });
+
+    redis.thaw();
+    await waitFor(async () => (await ready()).status === 200, 'ready again', NOTICE_MS, 50);
+    expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });
   });
 });
