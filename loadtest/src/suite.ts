@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { TRANSPORTS, type TransportName } from './clients/transport';
+import { portableArgv, portablePath } from './report/portable-path';
 import { machineInfo, RESULTS_SCHEMA, versions, type Report } from './report/report-data';
 import type { RunResult } from './scenarios/result';
 import type { RunContext, TransportRun } from './scenarios/run-options';
@@ -200,15 +201,15 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
     machine: machineInfo(),
     versions: versions(),
     settings: {
-      argv: o.argv,
+      argv: portableArgv(o.argv),
       scenarios: o.steps.map((s) => s.scenario),
       transports: o.transports,
       pinned,
       target: o.target ?? null,
-      serviceEntry: SERVICE_ENTRY,
+      serviceEntry: portablePath(SERVICE_ENTRY),
       ...(o.node === undefined
         ? {}
-        : { serviceNode: { path: o.node, version: nodeVersion(o.node) } }),
+        : { serviceNode: { path: portablePath(o.node), version: nodeVersion(o.node) } }),
       ...(o.nodeFlags === undefined || o.nodeFlags.length === 0
         ? {}
         : { serviceNodeFlags: [...o.nodeFlags] }),
