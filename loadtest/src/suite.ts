@@ -6,9 +6,9 @@ import type { RunResult } from './scenarios/result';
 import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
-import { bareServerCommand } from './bare/bare-command';
-import { fastifyFloorServerCommand, floorServerCommand } from './floor/floor-command';
-import { runPerProcess } from './isolate/per-process';
+import { bareServerCommand } from './bare-server/bare-command';
+import { fastifyFloorServerCommand, floorServerCommand } from './framework-floors/floor-command';
+import { runPerProcess } from './per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
   launchService,

@@ -21,8 +21,8 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { adminAnswer, metricsText, orderBody } from '../bare/bare-api';
-import { OrderLog } from '../bare/order-log';
+import { adminAnswer, metricsText, orderBody } from '../bare-server/bare-api';
+import { OrderLog } from '../bare-server/order-log';
 import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-http';
 import { floorPoll } from './floor-poll';
 

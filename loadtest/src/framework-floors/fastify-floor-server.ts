@@ -1,8 +1,8 @@
 import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { adminAnswer, metricsText, orderBody } from '../bare/bare-api';
-import { OrderLog } from '../bare/order-log';
+import { adminAnswer, metricsText, orderBody } from '../bare-server/bare-api';
+import { OrderLog } from '../bare-server/order-log';
 import { announceFloor, FLOOR_BEARER, floorListen, floorServers } from './floor-http';
 import { floorPoll } from './floor-poll';
 

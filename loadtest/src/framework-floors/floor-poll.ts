@@ -1,5 +1,5 @@
-import { holdPoll, MAX_WAIT_S, pollBody } from '../bare/bare-api';
-import type { OrderLog } from '../bare/order-log';
+import { holdPoll, MAX_WAIT_S, pollBody } from '../bare-server/bare-api';
+import type { OrderLog } from '../bare-server/order-log';
 
 /** What floorPoll uses of Fastify's reply (on either server type: h1 or h2 compat). */
 export interface PollReply {

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Report } from '../report/report-data';
-import type { RunResult } from '../scenarios/result';
+import type { Report } from './report/report-data';
+import type { RunResult } from './scenarios/result';
 
 /** The CLI entry a child runs (this tree is run by tsx, from source). */
-const CLI = join(__dirname, '..', 'cli.ts');
+const CLI = join(__dirname, 'cli.ts');
 
 /**
  * The CLI arguments of one transport's share of a run: every flag as given, with
