@@ -169,9 +169,12 @@ export function hostLine(report: Report): string {
   return `${m.cpuModel}, ${m.cores} cores, ${(m.memoryBytes / 2 ** 30).toFixed(0)} GiB, ${m.platform} ${m.kernel}${load}`;
 }
 
+/** The run's wall time; a scenario cut from the default suite's run says so. */
 export function runtimeText(report: Report): string {
   const s = Math.round((Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000);
-  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  const first = report.settings.argv[0];
+  const suite = first === undefined || first.startsWith('--') ? ' (the suite)' : '';
+  return `${s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`}${suite}`;
 }
 
 function nodeText(report: Report): string {
