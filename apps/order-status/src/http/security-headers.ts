@@ -81,9 +81,8 @@ export type HeaderSet = Readonly<Record<string, string>>;
 /**
  * Runs helmet's middleware once against a recording response and keeps the headers it
  * sets. helmet stays the authority on header names and values, but nothing is rebuilt
- * per request: @fastify/helmet called helmet(options) (and so re-serialised the CSP)
- * on every request, 3 % of the service's CPU in a short-poll profile, and every held
- * response kept its own copies of the strings.
+ * per request (@fastify/helmet calls helmet(options), re-serialising the CSP, on every
+ * request) and held responses share the strings.
  */
 export function recordHelmetHeaders(options: HelmetOptions): HeaderSet {
   const headers: Record<string, string> = {};
