@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { OrderStatus } from '@app/contracts/order-status';
+import { launchBrowser } from '../browser/browser';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { range, shippedOrder, track } from './client-harness';
@@ -13,6 +15,14 @@ import {
   type Consumer,
   type NodeRun,
 } from './package-consumer';
+import {
+  completedOnEveryTransport,
+  followFromPage,
+  moduleImportPage,
+  openTeamPage,
+  startOrigin,
+  type Origin,
+} from './team-page';
 
 const GRPC_PEERS = ['@grpc/grpc-js', '@grpc/proto-loader'];
 
@@ -32,9 +42,43 @@ function printed(r: NodeRun): { seqs: number[]; end: string | undefined } {
 }
 
 /**
+ * The team's page: an import map resolves the package as a bundler would for browsers
+ * (its `browser` export) and socket.io-client to its ES module build, both served from
+ * the consumer's node_modules.
+ */
+function consumerSite(c: Consumer): RequestListener {
+  const pkg = JSON.parse(readFileSync(join(c.installed, 'package.json'), 'utf8')) as {
+    exports: { '.': { browser: string } };
+  };
+  const imports = {
+    [PACKAGE_NAME]: `/node_modules/${PACKAGE_NAME}/${pkg.exports['.'].browser.slice(2)}`,
+    'socket.io-client': '/node_modules/socket.io-client/dist/socket.io.esm.min.js',
+  };
+  const page = moduleImportPage(
+    PACKAGE_NAME,
+    `<script type="importmap">${JSON.stringify({ imports })}</script>`,
+  );
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page);
+      return;
+    }
+    const file = join(c.dir, path);
+    if (!path.startsWith('/node_modules/') || !file.startsWith(c.dir) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end(readFileSync(file));
+  };
+}
+
+/**
  * libs/client as a team gets it: packed, installed from the tarball into a folder
- * outside the repository, then used from Node (ESM) and type-checked against its
- * `.d.mts`, with the real service on port 0.
+ * outside the repository, then used from Node (ESM) and from a page of another origin in
+ * Chromium, and type-checked against its `.d.mts`, with the real service on port 0.
  */
 describe(`${PACKAGE_NAME} installed from its tarball`, () => {
   let consumer: Consumer;
@@ -100,13 +144,30 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
 
   describe('against the service', () => {
     let app: TestApp;
+    /** The team's site: another origin serving the consumer's node_modules to a page. */
+    let site: Origin;
     beforeAll(async () => {
       for (const peer of GRPC_PEERS) consumer.link(peer);
-      app = await startTestApp();
+      site = await startOrigin(consumerSite(consumer));
+      app = await startTestApp({ HTTP_CORS_ORIGINS: site.origin, WS_CORS_ORIGINS: site.origin });
     });
     afterAll(async () => {
       await app?.close();
+      site?.close();
     });
+
+    it("runs its `browser` build in Chromium, on the team's page (another origin), through an import map", async () => {
+      const browser = await launchBrowser();
+      try {
+        const [page, loaded] = await openTeamPage(browser, `${site.origin}/`);
+        expect(loaded).toBe(true);
+        expect(await followFromPage(page, app, 'pkg-browser-1')).toEqual(
+          completedOnEveryTransport(),
+        );
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
 
     it("runs the README's example for every transport as written, live events included", async () => {
       const examples = jsBlocks(join(CLIENT_DIR, 'README.md')).filter((b) =>
