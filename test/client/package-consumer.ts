@@ -1,10 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   mkdtempSync,
   mkdirSync,
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -54,13 +56,45 @@ function parsePack(stdout: string): PackResult {
   return parsed[0];
 }
 
+/** How long a pack waits for another one of the same checkout. */
+const PACK_LOCK_WAIT_MS = 180_000;
+/** A lock older than this was left by a killed run. */
+const PACK_LOCK_STALE_MS = 600_000;
+
+/**
+ * Runs `fn` holding a lock on libs/client/dist: CI runs the suite on two Node versions at
+ * once in one checkout, and a prepack that empties dist/ while the other run's `npm pack`
+ * reads it would pack half a build. `mkdir` is atomic, so it is the lock.
+ */
+async function withPackLock<T>(fn: () => Promise<T>): Promise<T> {
+  const id = createHash('sha256').update(CLIENT_DIR).digest('hex').slice(0, 12);
+  const lock = join(tmpdir(), `order-status-client-pack-${id}.lock`);
+  const deadline = Date.now() + PACK_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > PACK_LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} held for ${PACK_LOCK_WAIT_MS} ms`);
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export async function createConsumer(): Promise<Consumer> {
   const dir = mkdtempSync(join(tmpdir(), 'order-status-consumer-'));
   const npm = { cwd: dir, maxBuffer: 16 * 1024 * 1024 };
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-    ...npm,
-    cwd: CLIENT_DIR,
-  });
+  const packed = await withPackLock(() =>
+    run('npm', ['pack', '--json', '--pack-destination', dir], { ...npm, cwd: CLIENT_DIR }),
+  );
   const pack = parsePack(packed.stdout);
   writeFileSync(
     join(dir, 'package.json'),
