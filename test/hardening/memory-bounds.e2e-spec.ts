@@ -1,7 +1,9 @@
 import { request } from 'undici';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, OrderStatus } from '@app/contracts';
+import { ErrorCode, IDEMPOTENCY_KEY_MAX_LENGTH, OrderStatus } from '@app/contracts';
 import { bearer, testToken } from '../support/auth';
 import { startTestApp, testTracking, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+import { ClientPool } from '../ws/orders-client';
 
 /** Small bounds, so a flood of a few hundred requests reaches each of them. */
 const BOUNDS = {
@@ -9,6 +11,7 @@ const BOUNDS = {
   MEMORY_STREAM_TICKETS_MAX_BYTES: 16_384,
   MEMORY_VERIFIED_TOKENS_MAX_BYTES: 16_384,
   MEMORY_RATE_WINDOWS_MAX_BYTES: 16_384,
+  MEMORY_WS_SUBSCRIPTIONS_MAX_BYTES: 16_384,
 };
 /** Requests in flight at once during a flood. */
 const CONCURRENCY = 8;
@@ -79,6 +82,7 @@ async function post(
 
 describe('memory bounded in bytes under floods (issue 35)', () => {
   let app: TestApp;
+  const pool = new ClientPool();
 
   beforeAll(async () => {
     app = await startTestApp({
@@ -89,7 +93,10 @@ describe('memory bounded in bytes under floods (issue 35)', () => {
     });
     await app.createOrder('flood-1', OrderStatus.Paid, OrderStatus.Packed, OrderStatus.Shipped);
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    await pool.closeAll();
+    await app?.close();
+  });
 
   it('distinct long Idempotency-Keys: the cache stays inside its bound and evicts the oldest', async () => {
     const keys = 400;
@@ -158,5 +165,30 @@ describe('memory bounded in bytes under floods (issue 35)', () => {
     expect(m.bytes).toBeLessThanOrEqual(m.maxBytes);
     expect(m.refusals).toBe(refused);
     expect(m.evictions).toBe(0);
+  });
+
+  it('socket.io subscriptions over many sockets: refused at the bound with retry advice, open ones kept', async () => {
+    const orderIds = Array.from({ length: 10 }, (_, i) => `ws-flood-${i}`);
+    for (const id of orderIds) await app.createOrder(id);
+    const sockets = await Promise.all(Array.from({ length: 4 }, () => pool.connect(app.httpUrl)));
+    const acks = await Promise.all(sockets.flatMap((c) => orderIds.map((id) => c.subscribe(id))));
+    const open = acks.filter((a) => a.ok).length;
+    const refused = acks.filter((a) => !a.ok);
+    expect(open).toBeGreaterThan(0);
+    expect(refused.length).toBe(acks.length - open);
+    for (const r of refused) {
+      expect(r).toMatchObject({ ok: false, error: { code: ErrorCode.ResourceExhausted } });
+      expect(!r.ok && r.error.retryAfterMs).toBeGreaterThanOrEqual(1_000);
+    }
+    const m = await memoryOf(app, 'ws_subscriptions');
+    expect(m.bytes).toBeLessThanOrEqual(m.maxBytes);
+    expect(m).toMatchObject({ entries: open, refusals: refused.length, evictions: 0 });
+    expect(app.bus.subscriberCount()).toBe(open);
+    // Every socket leaving gives every byte back.
+    await pool.closeAll();
+    await waitFor(
+      async () => (await memoryOf(app, 'ws_subscriptions')).bytes === 0,
+      'ws_subscriptions back to 0 bytes once the sockets left',
+    );
   });
 });

@@ -20,7 +20,16 @@ export interface MemoryConfig {
   readonly verifiedTokensMaxBytes: number;
   /** Without Redis: publish-rate windows (new principals refused at the bound). */
   readonly rateWindowsMaxBytes: number;
+  /** socket.io subscriptions of every socket together (new ones refused at the bound). */
+  readonly wsSubscriptionsMaxBytes: number;
 }
+
+/**
+ * @default 16_777_216 bytes (16 MiB) of socket.io subscriptions in one process: about
+ * 19,000 (`WS_MAX_SUBSCRIPTIONS_PER_SOCKET` and the connection limit bound one
+ * principal's share, this bounds everyone's together).
+ */
+export const DEFAULT_WS_SUBSCRIPTIONS_MAX_BYTES = 16 * 1024 * 1024;
 
 const MIN_BYTES = 1_024;
 const MAX_BYTES = 2 ** 40;
@@ -48,6 +57,11 @@ export function readMemoryConfig(r: EnvReader): MemoryConfig {
       'MEMORY_RATE_WINDOWS_MAX_BYTES',
       DEFAULT_RATE_WINDOWS_MAX_BYTES,
       'without Redis: estimated bytes of publish-rate windows; past it a principal without a live window is refused with 429 and retry advice (`structure="rate_windows"`)',
+    ),
+    wsSubscriptionsMaxBytes: bytes(
+      'MEMORY_WS_SUBSCRIPTIONS_MAX_BYTES',
+      DEFAULT_WS_SUBSCRIPTIONS_MAX_BYTES,
+      'estimated bytes of the socket.io subscriptions of every socket together; past it a `subscribe` is answered `resource_exhausted` with retry advice, an open one is never dropped (`structure="ws_subscriptions"`)',
     ),
   };
 }
