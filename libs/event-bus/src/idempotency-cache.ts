@@ -17,9 +17,8 @@ import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from './publish-replay';
 export const DEFAULT_IDEMPOTENCY_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
- * What lru-cache keeps per entry besides the key and value strings: its Map slot, list
- * links, size and TTL arrays, the Entry object, and the joined key's cons string
- * (measured in idempotency-cache.spec.ts).
+ * What lru-cache keeps per entry besides the key and the entry: its Map slot, list links
+ * and size array, and the joined key's cons string (measured in idempotency-cache.spec.ts).
  */
 export const IDEMPOTENCY_ENTRY_OVERHEAD_BYTES = 120;
 
@@ -35,8 +34,13 @@ export interface IdempotencyCacheOptions {
    * whatever the publish rate and key sizes. @default DEFAULT_IDEMPOTENCY_MAX_BYTES
    */
   maxBytes?: number;
-  /** Clock of the window, in ms, for tests. @default performance.now */
+  /** Clock, in ms since the epoch, for tests. @default Date.now */
   now?: () => number;
+}
+
+interface Entry {
+  readonly event: OrderEvent;
+  readonly expiresAtMs: number;
 }
 
 /**
@@ -44,9 +48,12 @@ export interface IdempotencyCacheOptions {
  * for `windowMs`, in an LRU bounded by bytes (lru-cache's `maxSize`). A key forgotten
  * early only weakens a retry (it would publish again), which is what a cache may do; a
  * forgotten key is counted in `order_memory_evictions_total{structure="idempotency_keys"}`.
+ * Expired keys are dropped from the least recently used end as new ones arrive (amortized
+ * O(1), no timer per key), so an idle window costs little for long.
  */
 export class IdempotencyCache implements MemoryBounded {
-  private readonly entries: LRUCache<string, OrderEvent>;
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly now: () => number;
   private evictions = 0;
   readonly windowMs: number;
   readonly maxBytes: number;
@@ -54,16 +61,15 @@ export class IdempotencyCache implements MemoryBounded {
   constructor(opts: IdempotencyCacheOptions = {}) {
     this.windowMs = opts.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
     this.maxBytes = opts.maxBytes ?? DEFAULT_IDEMPOTENCY_MAX_BYTES;
+    this.now = opts.now ?? Date.now;
     if (!Number.isInteger(this.windowMs) || this.windowMs < 1) {
       throw new TypeError('idempotency windowMs must be an integer >= 1');
     }
     assertMaxBytes('idempotency', this.maxBytes);
-    this.entries = new LRUCache<string, OrderEvent>({
-      ttl: this.windowMs,
-      ...(opts.now ? { perf: { now: opts.now }, ttlResolution: 0 } : {}),
+    this.entries = new LRUCache<string, Entry>({
       maxSize: this.maxBytes,
-      sizeCalculation: (event, key) => idempotencyEntryBytes(key, event),
-      dispose: (_event, _key, reason) => {
+      sizeCalculation: (entry, key) => idempotencyEntryBytes(key, entry.event),
+      dispose: (_entry, _key, reason) => {
         if (reason === 'evict') this.evictions++;
       },
     });
@@ -75,11 +81,14 @@ export class IdempotencyCache implements MemoryBounded {
 
   /** The event remembered for `key` of `orderId`, while its window lasts. */
   get(orderId: string, key: string): OrderEvent | undefined {
-    return this.entries.get(entryKey(orderId, key));
+    const entry = this.entries.get(entryKey(orderId, key));
+    return entry && entry.expiresAtMs > this.now() ? entry.event : undefined;
   }
 
   remember(key: string, event: OrderEvent): void {
-    this.entries.set(entryKey(event.orderId, key), event);
+    const now = this.now();
+    this.sweep(now);
+    this.entries.set(entryKey(event.orderId, key), { event, expiresAtMs: now + this.windowMs });
   }
 
   clear(): void {
@@ -96,11 +105,30 @@ export class IdempotencyCache implements MemoryBounded {
       refusals: 0,
     };
   }
+
+  /** Drops expired keys from the least recently used end, up to the first live one. */
+  private sweep(now: number): void {
+    const expired: string[] = [];
+    for (const key of this.entries.rkeys()) {
+      const entry = this.entries.peek(key);
+      if (entry !== undefined && entry.expiresAtMs > now) break;
+      expired.push(key);
+    }
+    // Deleted after the walk: lru-cache's iterators follow links a delete rewrites.
+    for (const key of expired) this.entries.delete(key);
+  }
 }
 
-/** Estimated bytes one remembered key costs: the joined key, the event, the LRU's slot. */
+/**
+ * Estimated bytes one remembered key costs: the joined key, the entry and its event, the
+ * LRU's slot.
+ */
 export function idempotencyEntryBytes(entryKey: string, event: OrderEvent): number {
-  return IDEMPOTENCY_ENTRY_OVERHEAD_BYTES + stringBytes(entryKey) + valueBytes(event);
+  return (
+    IDEMPOTENCY_ENTRY_OVERHEAD_BYTES +
+    stringBytes(entryKey) +
+    valueBytes({ event, expiresAtMs: Number.MAX_VALUE })
+  );
 }
 
 /** Order ids cannot contain a newline (ORDER_ID_PATTERN), so the pair cannot collide. */
