@@ -9,7 +9,22 @@ import {
 } from '@app/contracts';
 
 /** What @nestjs/throttler's `ThrottlerStorage.increment` resolves to. */
-type ThrottlerRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+export type ThrottlerRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+/** A window's state as the throttler's record, which counts in whole seconds. */
+export function throttlerRecord(
+  hits: number,
+  windowLeftMs: number,
+  blocked: boolean,
+  blockLeftMs: number,
+): ThrottlerRecord {
+  return {
+    totalHits: hits,
+    timeToExpire: Math.ceil(windowLeftMs / 1000),
+    isBlocked: blocked,
+    timeToBlockExpire: blocked ? Math.ceil(blockLeftMs / 1000) : 0,
+  };
+}
 
 /**
  * @default 8_388_608 bytes (8 MiB) of rate windows in one process: about 24,000
@@ -89,13 +104,7 @@ export class InMemoryRateWindows implements ThrottlerStorage, MemoryBounded {
         this.touch(id, w);
       }
       const blocked = w.blockEndsMs > now;
-      // The throttler's record counts in seconds.
-      resolve({
-        totalHits: w.hits,
-        timeToExpire: Math.ceil((w.windowEndsMs - now) / 1000),
-        isBlocked: blocked,
-        timeToBlockExpire: blocked ? Math.ceil((w.blockEndsMs - now) / 1000) : 0,
-      });
+      resolve(throttlerRecord(w.hits, w.windowEndsMs - now, blocked, w.blockEndsMs - now));
     });
   }
 
