@@ -31,6 +31,7 @@ export class AppModule {
             ...config.bus,
             store,
             idempotencyWindowMs: config.idempotencyWindowMs,
+            idempotencyMaxBytes: config.memory.idempotencyKeysMaxBytes,
           }),
         }),
         AuthModule,

@@ -38,4 +38,9 @@ export interface TokenVerifierOptions {
   audience?: string;
   /** Seconds of clock skew tolerated on exp and nbf. @default 5 */
   clockToleranceS?: number;
+  /**
+   * Estimated bytes of recently verified tokens remembered (`verifiedEntryBytes`), the
+   * least recently used forgotten first. @default DEFAULT_VERIFIED_TOKENS_MAX_BYTES (16 MiB)
+   */
+  verifiedMaxBytes?: number;
 }

@@ -10,3 +10,4 @@ export * from './connection-limiter';
 export * from './dev-token';
 export * from './redact';
 export * from './auth-failure';
+export * from './rate-windows';

@@ -2,7 +2,18 @@ import { ErrorCode } from '@app/contracts';
 import { InMemoryConnectionLimiter } from './connection-limiter';
 import type { Principal } from './principal';
 import { Scope } from './scopes';
-import { InMemoryStreamTicketStore, isWellFormedTicket } from './stream-tickets';
+import {
+  flat,
+  expectEstimateCovers,
+  HEAP_MEASURE_TIMEOUT_MS,
+  retainedHeap,
+} from '../../contracts/src/testing/retained-heap';
+import {
+  InMemoryStreamTicketStore,
+  isWellFormedTicket,
+  newTicket,
+  ticketEntryBytes,
+} from './stream-tickets';
 import { decodeTicketEntry, encodeTicketEntry } from './ticket-codec';
 import { authorizeRead } from './order-access';
 import { redactUrl } from './redact';
@@ -41,6 +52,64 @@ describe('InMemoryStreamTicketStore', () => {
       code: ErrorCode.ResourceExhausted,
     });
   });
+});
+
+describe('InMemoryStreamTicketStore memory', () => {
+  /** A principal of its own per ticket, with the longest subject a token may carry. */
+  const principal = (i: number): Principal => ({
+    subject: flat(String(i).padStart(128, 's')),
+    scopes: new Set([Scope.OrdersRead]),
+    expiresAtMs: Date.now() + 3_600_000,
+  });
+  const orderId = 'o'.repeat(64);
+
+  it('refuses a ticket past its byte bound, with retry advice, and never drops one issued', async () => {
+    let now = 1_000;
+    const one = ticketEntryBytes(newTicket(), { principal: principal(0), orderId, expiresAtMs: 0 });
+    const store = new InMemoryStreamTicketStore({
+      ttlMs: 30_000,
+      maxBytes: one * 3,
+      now: () => now,
+    });
+    const issued = [];
+    for (let i = 1; i <= 3; i++) issued.push(await store.issue(principal(i), orderId));
+    now += 10_000;
+    for (let i = 4; i <= 50; i++) {
+      await expect(store.issue(principal(i), orderId)).rejects.toMatchObject({
+        code: ErrorCode.ResourceExhausted,
+        retryAfterMs: 20_000, // when the oldest ticket expires
+      });
+    }
+    expect(store.memoryUse).toMatchObject({
+      structure: 'stream_tickets',
+      entries: 3,
+      refusals: 47,
+      evictions: 0,
+    });
+    expect(store.memoryUse.bytes).toBeLessThanOrEqual(one * 3);
+    // Every ticket issued still works; spending one makes room for another.
+    await expect(store.redeem(issued[0].ticket, orderId)).resolves.toMatchObject({
+      subject: principal(1).subject,
+    });
+    await store.issue(principal(51), orderId);
+    for (const { ticket } of issued.slice(1)) await store.redeem(ticket, orderId);
+    expect(store.memoryUse.entries).toBe(1);
+  });
+
+  it(
+    'its estimate is at least the heap a ticket really holds, and not far above',
+    async () => {
+      const store = new InMemoryStreamTicketStore({ maxPerSubject: 1, maxBytes: 1024 ** 3 });
+      const { bytes } = await retainedHeap(async () => {
+        for (let i = 0; i < 5_000; i++) await store.issue(principal(i), orderId);
+        return store;
+      });
+      const estimated = store.memoryUse.bytes;
+      expect(store.size).toBe(5_000);
+      expectEstimateCovers(bytes, estimated);
+    },
+    HEAP_MEASURE_TIMEOUT_MS,
+  );
 });
 
 describe('ticket entries outside the process', () => {

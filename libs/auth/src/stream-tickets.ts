@@ -1,13 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, GatewayError } from '@app/contracts';
+import {
+  ByteBudget,
+  ErrorCode,
+  GatewayError,
+  stringBytes,
+  valueBytes,
+  type MemoryBounded,
+  type MemoryUse,
+} from '@app/contracts';
 import type { Principal } from './principal';
 
 /** @default 30_000 ms: long enough to open an EventSource, short enough to be useless if leaked */
 export const DEFAULT_TICKET_TTL_MS = 30_000;
 /** @default 32 unredeemed tickets per subject (a client needs one per stream it opens) */
 export const DEFAULT_MAX_TICKETS_PER_SUBJECT = 32;
-/** @default 100_000 unredeemed tickets in all: bounds memory whatever clients do */
-export const DEFAULT_MAX_TICKETS = 100_000;
+/**
+ * @default 8_388_608 bytes (8 MiB) of unredeemed tickets in one process: about 20,000 of
+ * the largest (a 128-character subject, a 64-character order id), whatever clients do.
+ */
+export const DEFAULT_TICKETS_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * What the store keeps per ticket besides its strings and principal: two Map slots, the
+ * entry object, the expiry (measured in stream-tickets.spec.ts).
+ */
+export const TICKET_ENTRY_OVERHEAD_BYTES = 120;
+/** The `structure` label of the in-process ticket store in `order_memory_*`. */
+export const TICKETS_STRUCTURE = 'stream_tickets';
 /** Random bytes in a ticket: 256 bits, base64url (43 characters). */
 const TICKET_BYTES = 32;
 const TICKET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -17,8 +35,11 @@ export interface StreamTicketOptions {
   ttlMs?: number;
   /** @default 32 */
   maxPerSubject?: number;
-  /** @default 100_000 */
-  maxTickets?: number;
+  /**
+   * Estimated bytes of unredeemed tickets (`ticketEntryBytes`); beyond it `issue` is
+   * refused until tickets are redeemed or expire. @default DEFAULT_TICKETS_MAX_BYTES
+   */
+  maxBytes?: number;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
 }
@@ -88,6 +109,20 @@ export function unknownTicket(): GatewayError {
   return new GatewayError(ErrorCode.Unauthenticated, 'stream ticket unknown, used or expired');
 }
 
+/**
+ * Estimated bytes one unredeemed ticket holds: its strings and its principal (counted
+ * per ticket: with one token per ticket, nothing else keeps the principal alive).
+ */
+export function ticketEntryBytes(ticket: string, entry: TicketEntry): number {
+  const { subject, scopes, expiresAtMs } = entry.principal;
+  return (
+    TICKET_ENTRY_OVERHEAD_BYTES +
+    stringBytes(ticket) +
+    stringBytes(entry.orderId) +
+    valueBytes({ subject, scopes, expiresAtMs })
+  );
+}
+
 export function tooManyTickets(maxPerSubject: number): GatewayError {
   return new GatewayError(
     ErrorCode.ResourceExhausted,
@@ -112,11 +147,12 @@ export function checkRedeemed(entry: TicketEntry, orderId: string, nowMs: number
  * the instance that issued it only (the service uses the Redis store whenever Redis is
  * configured).
  */
-export class InMemoryStreamTicketStore extends StreamTicketStore {
+export class InMemoryStreamTicketStore extends StreamTicketStore implements MemoryBounded {
   readonly ttlMs: number;
   private readonly maxPerSubject: number;
-  private readonly maxTickets: number;
+  private readonly budget: ByteBudget;
   private readonly now: () => number;
+  /** In issue order, which is expiry order but for tickets cut short by their token. */
   private readonly tickets = new Map<string, TicketEntry>();
   private readonly perSubject = new Map<string, number>();
 
@@ -124,13 +160,17 @@ export class InMemoryStreamTicketStore extends StreamTicketStore {
     super();
     this.ttlMs = opts.ttlMs ?? DEFAULT_TICKET_TTL_MS;
     this.maxPerSubject = opts.maxPerSubject ?? DEFAULT_MAX_TICKETS_PER_SUBJECT;
-    this.maxTickets = opts.maxTickets ?? DEFAULT_MAX_TICKETS;
+    this.budget = new ByteBudget(TICKETS_STRUCTURE, opts.maxBytes ?? DEFAULT_TICKETS_MAX_BYTES);
     this.now = opts.now ?? Date.now;
     if (!(this.ttlMs > 0)) throw new TypeError('ttlMs must be > 0');
   }
 
   get size(): number {
     return this.tickets.size;
+  }
+
+  get memoryUse(): MemoryUse {
+    return this.budget.memoryUse;
   }
 
   issue(principal: Principal, orderId: string): Promise<IssuedTicket> {
@@ -140,13 +180,18 @@ export class InMemoryStreamTicketStore extends StreamTicketStore {
       if ((this.perSubject.get(principal.subject) ?? 0) >= this.maxPerSubject) {
         throw tooManyTickets(this.maxPerSubject);
       }
-      if (this.tickets.size >= this.maxTickets) {
-        throw new GatewayError(ErrorCode.ResourceExhausted, 'too many unused stream tickets');
-      }
       const ticket = newTicket();
-      const expiresAtMs = ticketExpiry(principal, this.ttlMs, this.now());
-      this.tickets.set(ticket, { principal, orderId, expiresAtMs });
+      const entry = {
+        principal,
+        orderId,
+        expiresAtMs: ticketExpiry(principal, this.ttlMs, this.now()),
+      };
+      // A ticket already issued is a promise to the client that holds it: the store
+      // refuses new ones rather than forget those.
+      if (!this.budget.tryReserve(ticketEntryBytes(ticket, entry))) throw this.full();
+      this.tickets.set(ticket, entry);
       this.count(principal.subject, 1);
+      const { expiresAtMs } = entry;
       resolve({ ticket, expiresAtMs });
     });
   }
@@ -160,22 +205,41 @@ export class InMemoryStreamTicketStore extends StreamTicketStore {
     });
   }
 
-  /** Forgets expired tickets; cheap enough to run on every issue. */
+  /**
+   * Forgets expired tickets from the oldest on, up to the first still valid: amortized
+   * O(1) per issue. A ticket cut short by its token's expiry may wait behind a later one
+   * for at most `ttlMs`; redeem checks the expiry itself.
+   */
   sweep(): void {
     const now = this.now();
     for (const [ticket, entry] of this.tickets) {
-      if (entry.expiresAtMs <= now) this.remove(ticket, entry);
+      if (entry.expiresAtMs > now) return;
+      this.remove(ticket, entry);
     }
   }
 
   close(): Promise<void> {
     this.tickets.clear();
     this.perSubject.clear();
+    this.budget.reset();
     return Promise.resolve();
   }
 
   private remove(ticket: string, entry: TicketEntry): void {
-    if (this.tickets.delete(ticket)) this.count(entry.principal.subject, -1);
+    if (!this.tickets.delete(ticket)) return;
+    this.count(entry.principal.subject, -1);
+    this.budget.release(ticketEntryBytes(ticket, entry));
+  }
+
+  /** The refusal at the byte bound: retry once the oldest ticket has expired. */
+  private full(): GatewayError {
+    const oldest = this.tickets.values().next();
+    const retryAfterMs = oldest.done ? this.ttlMs : oldest.value.expiresAtMs - this.now();
+    return new GatewayError(
+      ErrorCode.ResourceExhausted,
+      'too many unused stream tickets on this instance; retry later',
+      Math.max(1_000, retryAfterMs),
+    );
   }
 
   private count(subject: string, by: number): void {

@@ -1,5 +1,14 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { ErrorCode, GatewayError } from '@app/contracts';
+import { LRUCache } from 'lru-cache';
+import {
+  assertMaxBytes,
+  ErrorCode,
+  GatewayError,
+  stringBytes,
+  valueBytes,
+  type MemoryBounded,
+  type MemoryUse,
+} from '@app/contracts';
 import { AuthFailure } from './auth-failure';
 import {
   ASYMMETRIC_ALGORITHMS,
@@ -24,8 +33,15 @@ import { scopesFromClaims } from './scopes';
 
 /** Longest token we parse at all; real JWTs are well under 2 KB. */
 export const MAX_TOKEN_LENGTH = 8_192;
-/** @default 10_000 verified tokens remembered (oldest forgotten first) */
-export const VERIFIED_CACHE_ENTRIES = 10_000;
+/**
+ * @default 16_777_216 bytes (16 MiB) of verified tokens remembered (the least recently
+ * used forgotten first): about 16,000 tokens of 1 KB, 2,000 of the longest accepted.
+ */
+export const DEFAULT_VERIFIED_TOKENS_MAX_BYTES = 16 * 1024 * 1024;
+/** What the cache keeps per token besides the token and its principal (lru-cache's slots). */
+export const VERIFIED_ENTRY_OVERHEAD_BYTES = 120;
+/** The `structure` label of the verified-token cache in `order_memory_*`. */
+export const VERIFIED_TOKENS_STRUCTURE = 'verified_tokens';
 /** @default 60_000 ms a verification is reused, at most (and never past the token's exp) */
 export const VERIFIED_CACHE_TTL_MS = 60_000;
 
@@ -44,7 +60,7 @@ export const VERIFIED_CACHE_TTL_MS = 60_000;
  * exp/nbf allow `clockToleranceS` of skew. Every failure is a GatewayError
  * Unauthenticated whose message says what was wrong, never the token itself.
  */
-export class TokenVerifier {
+export class TokenVerifier implements MemoryBounded {
   readonly issuer: string;
   readonly audience: string;
   readonly clockToleranceS: number;
@@ -58,9 +74,12 @@ export class TokenVerifier {
    * and a signature check per poll would dominate its cost. A hit is reused until the
    * token's own expiry,
    * and for at most VERIFIED_CACHE_TTL_MS, so a rotated-out JWKS key stops being honoured
-   * within that bound. Only successes are cached.
+   * within that bound. Only successes are cached, and the cache is bounded in bytes
+   * (tokens may be up to MAX_TOKEN_LENGTH characters).
    */
-  private readonly verified = new Map<string, { principal: Principal; untilMs: number }>();
+  private readonly verified: LRUCache<string, Verified>;
+  private evictions = 0;
+  readonly verifiedMaxBytes: number;
 
   /** Loads jose (an ES module, see jose-loader.ts) and builds the verifier. */
   static async create(opts: TokenVerifierOptions): Promise<TokenVerifier> {
@@ -75,6 +94,15 @@ export class TokenVerifier {
     this.audience = opts.audience ?? DEFAULT_AUDIENCE;
     this.clockToleranceS = opts.clockToleranceS ?? DEFAULT_CLOCK_TOLERANCE_S;
     if (!(this.clockToleranceS >= 0)) throw new TypeError('clockToleranceS must be >= 0');
+    this.verifiedMaxBytes = opts.verifiedMaxBytes ?? DEFAULT_VERIFIED_TOKENS_MAX_BYTES;
+    assertMaxBytes('verified tokens', this.verifiedMaxBytes);
+    this.verified = new LRUCache<string, Verified>({
+      maxSize: this.verifiedMaxBytes,
+      sizeCalculation: (hit, token) => verifiedEntryBytes(token, hit.principal),
+      dispose: (_hit, _token, reason) => {
+        if (reason === 'evict') this.evictions++;
+      },
+    });
     const jwksAlgorithms = opts.jwksAlgorithms ?? DEFAULT_JWKS_ALGORITHMS;
     for (const alg of jwksAlgorithms) {
       if (!ASYMMETRIC_ALGORITHMS.includes(alg)) {
@@ -120,14 +148,19 @@ export class TokenVerifier {
       principal.expiresAtMs - this.clockToleranceS * 1000,
       now + VERIFIED_CACHE_TTL_MS,
     );
-    if (untilMs > now) {
-      if (this.verified.size >= VERIFIED_CACHE_ENTRIES) {
-        const oldest = this.verified.keys().next();
-        if (!oldest.done) this.verified.delete(oldest.value);
-      }
-      this.verified.set(token, { principal, untilMs });
-    }
+    if (untilMs > now) this.verified.set(token, { principal, untilMs });
     return principal;
+  }
+
+  get memoryUse(): MemoryUse {
+    return {
+      structure: VERIFIED_TOKENS_STRUCTURE,
+      maxBytes: this.verifiedMaxBytes,
+      bytes: this.verified.calculatedSize,
+      entries: this.verified.size,
+      evictions: this.evictions,
+      refusals: 0,
+    };
   }
 
   /**
@@ -192,6 +225,21 @@ export class TokenVerifier {
       '"alg" (Algorithm) Header Parameter value not allowed',
     );
   };
+}
+
+interface Verified {
+  readonly principal: Principal;
+  readonly untilMs: number;
+}
+
+/** Estimated bytes a remembered token holds: the token, its principal, the LRU's slot. */
+export function verifiedEntryBytes(token: string, principal: Principal): number {
+  const { subject, scopes, expiresAtMs } = principal;
+  return (
+    VERIFIED_ENTRY_OVERHEAD_BYTES +
+    stringBytes(token) +
+    valueBytes({ principal: { subject, scopes, expiresAtMs }, untilMs: expiresAtMs })
+  );
 }
 
 /** Each JWKS key must name its algorithm, and one we accept: the key is pinned to it. */

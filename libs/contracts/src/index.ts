@@ -10,3 +10,4 @@ export * from './encode-once';
 export * from './proto-path';
 export * from './grpc-trailers';
 export * from './idempotency-key';
+export * from './memory-budget';

@@ -20,6 +20,8 @@ export interface EventBusModuleOptions extends EventBusOptions {
   store?: OrderStore;
   /** The embedded store's idempotency window, in ms. @default 300_000 */
   idempotencyWindowMs?: number;
+  /** The embedded store's idempotency keys, in estimated bytes. @default 33_554_432 */
+  idempotencyMaxBytes?: number;
 }
 
 export interface EventBusModuleAsyncOptions {
@@ -65,6 +67,7 @@ export class EventBusModule {
             historySize: o.ringSize,
             historyMaxAgeMs: o.ringMaxAgeMs,
             idempotencyWindowMs: o.idempotencyWindowMs,
+            idempotencyMaxBytes: o.idempotencyMaxBytes,
           }),
         inject: [EVENT_BUS_OPTIONS],
       },

@@ -1,46 +1,89 @@
-import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
-import { IdempotencyCache } from './idempotency-cache';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  OrderStatus,
+  scopedIdempotencyKey,
+  type OrderStatusChanged,
+} from '@app/contracts';
+import {
+  expectEstimateCovers,
+  HEAP_MEASURE_TIMEOUT_MS,
+  retainedHeap,
+} from '../../contracts/src/testing/retained-heap';
+import { IdempotencyCache, idempotencyEntryBytes } from './idempotency-cache';
 
 const event = (orderId: string, seq: number): OrderStatusChanged => ({
   orderId,
   seq,
   status: OrderStatus.Paid,
-  publishedAtUs: seq,
+  previousStatus: OrderStatus.Created,
+  publishedAtUs: 1_700_000_000_000_000 + seq,
 });
 
-describe('IdempotencyCache', () => {
-  afterEach(() => jest.useRealTimers());
+/** A key as long as a client may send, distinct per `i`. */
+const longKey = (i: number): string => String(i).padStart(IDEMPOTENCY_KEY_MAX_LENGTH, 'k');
 
+describe('IdempotencyCache', () => {
   it('keeps each key for the window, per order', () => {
-    jest.useFakeTimers();
-    const cache = new IdempotencyCache({ windowMs: 100 });
+    let nowMs = 1_000;
+    const cache = new IdempotencyCache({ windowMs: 100, now: () => nowMs });
     cache.remember('k', event('a', 1));
     expect(cache.get('a', 'k')).toEqual(event('a', 1));
     expect(cache.get('b', 'k')).toBeUndefined();
-    jest.advanceTimersByTime(100);
+    nowMs += 100;
     expect(cache.get('a', 'k')).toBeUndefined();
   });
 
   it('drops expired keys as new ones arrive, so an idle key costs nothing for long', () => {
-    jest.useFakeTimers();
-    const cache = new IdempotencyCache({ windowMs: 100 });
+    let nowMs = 1_000;
+    const cache = new IdempotencyCache({ windowMs: 100, now: () => nowMs });
     for (let i = 0; i < 50; i++) cache.remember(`k${i}`, event('a', i));
-    jest.advanceTimersByTime(100);
+    nowMs += 100;
     cache.remember('fresh', event('a', 99));
     expect(cache.size).toBe(1);
+    expect(cache.memoryUse.evictions).toBe(0);
   });
 
-  it('stays within maxKeys, forgetting the oldest first', () => {
-    const cache = new IdempotencyCache({ maxKeys: 3 });
-    for (let i = 1; i <= 5; i++) cache.remember(`k${i}`, event('a', i));
-    expect(cache.size).toBe(3);
-    expect(cache.get('a', 'k2')).toBeUndefined();
-    expect(cache.get('a', 'k3')?.seq).toBe(3);
-    expect(cache.get('a', 'k5')?.seq).toBe(5);
+  it('stays within maxBytes, forgetting the least recently used first, and counts it', () => {
+    const one = idempotencyEntryBytes(`a\n${longKey(0)}`, event('a', 0));
+    const cache = new IdempotencyCache({ maxBytes: one * 3 });
+    for (let i = 1; i <= 3; i++) cache.remember(longKey(i), event('a', i));
+    expect(cache.get('a', longKey(1))?.seq).toBe(1); // now the most recently used
+    for (let i = 4; i <= 1_000; i++) cache.remember(longKey(i), event('a', i));
+    const use = cache.memoryUse;
+    expect(use.bytes).toBeLessThanOrEqual(one * 3);
+    expect(use.entries).toBe(3);
+    expect(use.evictions).toBe(997);
+    expect(use).toMatchObject({ structure: 'idempotency_keys', maxBytes: one * 3, refusals: 0 });
+    expect(cache.get('a', longKey(1000))?.seq).toBe(1000);
+    expect(cache.get('a', longKey(2))).toBeUndefined();
   });
+
+  it('weighs an entry by what it holds: a bigger event costs more of the bound', () => {
+    const small = idempotencyEntryBytes('a\nk', event('a', 1));
+    const padded = idempotencyEntryBytes('a\nk', { ...event('a', 1), padding: 'x'.repeat(4096) });
+    expect(padded - small).toBeGreaterThanOrEqual(4096);
+  });
+
+  it(
+    'its estimate is at least the heap an entry really holds, and not far above',
+    async () => {
+      const cache = new IdempotencyCache({ maxBytes: 1024 ** 3 });
+      const subject = 's'.repeat(64);
+      const { bytes } = await retainedHeap(() => {
+        for (let i = 0; i < 10_000; i++) {
+          // Built as the publish path builds them: the scoped key, a fresh event per publish.
+          cache.remember(scopedIdempotencyKey(subject, longKey(i)), event(`order-${i % 100}`, i));
+        }
+        return cache;
+      });
+      const estimated = cache.memoryUse.bytes;
+      expectEstimateCovers(bytes, estimated);
+    },
+    HEAP_MEASURE_TIMEOUT_MS,
+  );
 
   it('rejects options outside their range (programmer error)', () => {
     expect(() => new IdempotencyCache({ windowMs: 0 })).toThrow(TypeError);
-    expect(() => new IdempotencyCache({ maxKeys: 0.5 })).toThrow(TypeError);
+    expect(() => new IdempotencyCache({ maxBytes: 0.5 })).toThrow(TypeError);
   });
 });

@@ -10,6 +10,7 @@ import {
   parseTracking,
   trackingRefusal,
   transitionRefusal,
+  type MemoryUse,
   type OrderEvent,
   type OrderSnapshot,
   type OrderStatusChanged,
@@ -40,8 +41,11 @@ export interface InMemoryOrderStoreOptions {
   historyMaxAgeMs?: number;
   /** How long a publish's idempotency key is remembered, in ms. @default 300_000 */
   idempotencyWindowMs?: number;
-  /** Most idempotency keys remembered (the oldest go first). @default 100_000 */
-  idempotencyMaxKeys?: number;
+  /**
+   * Estimated bytes of idempotency keys and their events remembered (the least recently
+   * used go first). @default DEFAULT_IDEMPOTENCY_MAX_BYTES (32 MiB)
+   */
+  idempotencyMaxBytes?: number;
 }
 
 /**
@@ -69,7 +73,7 @@ export class InMemoryOrderStore extends OrderStore {
     this.historyMaxAgeMs = opts.historyMaxAgeMs ?? DEFAULT_RING_MAX_AGE_MS;
     this.idempotency = new IdempotencyCache({
       windowMs: opts.idempotencyWindowMs,
-      maxKeys: opts.idempotencyMaxKeys,
+      maxBytes: opts.idempotencyMaxBytes,
     });
   }
 
@@ -172,6 +176,11 @@ export class InMemoryOrderStore extends OrderStore {
 
   async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
     return this.history.get(orderId)?.after(afterSeq, nowUs());
+  }
+
+  /** The idempotency keys' share of memory, for `order_memory_*`. */
+  override memoryUse(): readonly MemoryUse[] {
+    return [this.idempotency.memoryUse];
   }
 
   get orderCount(): number {

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type {
   GeoPoint,
+  MemoryUse,
   OrderEvent,
   OrderSnapshot,
   OrderStatus,
@@ -154,6 +155,12 @@ export abstract class OrderStore {
 
   /** Whether the store can serve requests now; a store without a backend is always up. */
   health?(): StoreHealth;
+
+  /**
+   * The structures clients can grow in this process, each bounded in bytes
+   * (`order_memory_*`); a store that keeps them elsewhere (Redis) has none.
+   */
+  memoryUse?(): readonly MemoryUse[];
 
   /** Releases connections and timers; called once when the application shuts down. */
   close?(): void | Promise<void>;

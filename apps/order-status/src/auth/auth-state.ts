@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { MemoryUse } from '@app/contracts';
 import {
   InMemoryConnectionLimiter,
+  InMemoryRateWindows,
   InMemoryStreamTicketStore,
   type ConnectionLimiter,
   type StreamTicketStore,
@@ -26,6 +28,11 @@ export interface AuthState {
   health?(): 'up' | 'down';
   /** Resolves true once up, false after `timeoutMs`. */
   whenUp?(timeoutMs: number): Promise<boolean>;
+  /**
+   * The structures it keeps in this process, bounded in bytes (`order_memory_*`); the
+   * Redis state keeps them in Redis and has none.
+   */
+  memoryUse?(): readonly MemoryUse[];
   /** Bounded: gives back timers, this instance's shared counts and the connection. */
   close(): Promise<void>;
 }
@@ -41,7 +48,7 @@ export const AUTH_STATE = Symbol('AUTH_STATE');
  * publishes 503).
  */
 export async function createAuthState(config: AppConfig): Promise<AuthState> {
-  const { auth, limits, redis } = config;
+  const { auth, limits, memory, redis } = config;
   if (redis !== undefined) {
     // Loaded only with Redis, as the store is (see create-store.ts).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -59,17 +66,21 @@ export async function createAuthState(config: AppConfig): Promise<AuthState> {
     }
     return state;
   }
-  const tickets = new InMemoryStreamTicketStore({ ttlMs: auth.ticketTtlMs });
+  const tickets = new InMemoryStreamTicketStore({
+    ttlMs: auth.ticketTtlMs,
+    maxBytes: memory.streamTicketsMaxBytes,
+  });
   const connections = new InMemoryConnectionLimiter(limits.connectionsPerPrincipal);
-  const rateStorage = new ThrottlerStorageService();
+  const rateStorage = new InMemoryRateWindows({ maxBytes: memory.rateWindowsMaxBytes });
   return {
     tickets,
     connections,
     rateStorage,
+    memoryUse: () => [tickets.memoryUse, rateStorage.memoryUse],
     close: async () => {
       await tickets.close();
       await connections.close();
-      rateStorage.onApplicationShutdown();
+      rateStorage.close();
     },
   };
 }

@@ -1,10 +1,18 @@
 import { readFile } from 'node:fs/promises';
-import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { ConnectionLimiter, StreamTicketStore, TokenVerifier, type JsonWebKeySet } from '@app/auth';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { MetricsService } from '../ops/metrics.service';
 import { AUTH_STATE, createAuthState, type AuthState } from './auth-state';
 import { AuthService } from './auth.service';
 import { DevTokenController } from './dev-token.controller';
@@ -12,10 +20,21 @@ import { HttpAuthGuard } from './http-auth.guard';
 import { PublishRateLimiter } from './publish-rate.limiter';
 import { StreamTicketsController } from './stream-tickets.controller';
 
-/** Closes the auth state (and its Redis connection) when the application shuts down. */
+/**
+ * Counts the auth state's and the verifier's in-process structures in `order_memory_*`,
+ * and closes the auth state (and its Redis connection) when the application shuts down.
+ */
 @Injectable()
-class AuthStateCloser implements OnApplicationShutdown {
-  constructor(@Inject(AUTH_STATE) private readonly state: AuthState) {}
+class AuthStateLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(AUTH_STATE) private readonly state: AuthState,
+    @Inject(TokenVerifier) private readonly verifier: TokenVerifier,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.trackMemory(() => [this.verifier.memoryUse, ...(this.state.memoryUse?.() ?? [])]);
+  }
 
   onApplicationShutdown(): Promise<void> {
     return this.state.close();
@@ -49,12 +68,13 @@ class AuthStateCloser implements OnApplicationShutdown {
           issuer: a.issuer,
           audience: a.audience,
           clockToleranceS: a.clockToleranceS,
+          verifiedMaxBytes: config.memory.verifiedTokensMaxBytes,
         });
       },
       inject: [APP_CONFIG],
     },
     { provide: AUTH_STATE, useFactory: createAuthState, inject: [APP_CONFIG] },
-    AuthStateCloser,
+    AuthStateLifecycle,
     {
       provide: StreamTicketStore,
       useFactory: (state: AuthState) => state.tickets,

@@ -27,6 +27,7 @@ import {
 } from './auth-config';
 import { DEFAULT_STREAM_END_GRACE_MS } from '../connections/stream-lifecycle';
 import { EnvReader, type Env, type VariableSpec } from './env-schema';
+import { readMemoryConfig, type MemoryConfig } from './memory-config';
 
 /**
  * Every setting of the service, read once from the environment at start-up. The reader
@@ -120,6 +121,8 @@ export interface AppConfig {
   /** Token verification, stream tickets, cookie, HTTP CORS (see auth-config.ts). */
   readonly auth: AuthConfig;
   readonly limits: LimitsConfig;
+  /** The byte bound of each in-process structure a client can grow (memory-config.ts). */
+  readonly memory: MemoryConfig;
   /**
    * How long the store remembers a publish's idempotency key (HTTP `Idempotency-Key`,
    * gRPC `request_id`): a retry within it answers the first publish's event.
@@ -456,6 +459,7 @@ function readConfig(r: EnvReader): AppConfig {
     redis: readRedisConfig(r, idempotencyWindowMs),
     auth: readAuthConfig(r),
     limits: readLimitsConfig(r),
+    memory: readMemoryConfig(r),
   };
   if (config.longPoll.defaultWaitS > config.longPoll.maxWaitS) {
     r.problems.push(

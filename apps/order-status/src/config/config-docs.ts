@@ -31,6 +31,12 @@ const SECTIONS: readonly Section[] = [
     match: /^(NODE_ENV|AUTH_.*|HTTP_CORS_ORIGINS|WS_CORS_ORIGINS)$/,
   },
   {
+    title: 'Memory bounds',
+    about:
+      'Estimated bytes each in-process structure a client can grow may hold; see [operations](operations.md#sizing) and `order_memory_*` in [metrics](metrics-and-health.md).',
+    match: /^MEMORY_/,
+  },
+  {
     title: 'Limits',
     about:
       'Each crossing is a typed `resource_exhausted`; with Redis the counts are shared by every instance.',

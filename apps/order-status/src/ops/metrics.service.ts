@@ -5,6 +5,7 @@ import { OVERFLOW_POLICIES, OrderEventBus, OrderStore } from '@app/event-bus';
 import { ResetReason } from '@app/contracts';
 import { DeliveryLatencyHistogram } from './delivery-latency';
 import { countEveryGc } from './gc-histogram';
+import { registerMemoryMetrics, type MemorySource } from './memory-metrics';
 
 const RESET_REASONS = Object.values(ResetReason);
 
@@ -33,6 +34,12 @@ export class MetricsService implements OnModuleDestroy {
   /** Publish-to-write latency of live events, by transport. */
   readonly deliveryLatency: DeliveryLatencyHistogram;
 
+  /**
+   * Adds structures clients can grow to `order_memory_*{structure}` (the store's are
+   * there already): each module that owns one calls it once.
+   */
+  readonly trackMemory: (source: MemorySource) => void;
+
   constructor(@Inject(OrderEventBus) bus: OrderEventBus, @Inject(OrderStore) store: OrderStore) {
     // Includes event-loop lag (nodejs_eventloop_lag_*), GC, heap and process CPU/RSS.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
@@ -47,6 +54,8 @@ export class MetricsService implements OnModuleDestroy {
       registers,
     });
     const latency = this.deliveryLatency;
+    this.trackMemory = registerMemoryMetrics(this.registry);
+    this.trackMemory(() => store.memoryUse?.() ?? []);
     stats.onDeliver = (transport, publishedAtUs) => latency.record(transport, publishedAtUs);
 
     this.authFailures = new Counter({

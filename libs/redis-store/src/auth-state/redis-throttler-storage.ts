@@ -1,10 +1,8 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { throttlerRecord, type ThrottlerRecord } from '@app/auth';
 import { unavailableOnFailure, type RedisClient } from '../redis-client';
 import type { AuthStateKeys } from './auth-state-keys';
 import { RATE_LIMIT_SCRIPT } from './auth-state-scripts';
-
-/** What @nestjs/throttler's `ThrottlerStorage.increment` resolves to. */
-type ThrottlerRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * @nestjs/throttler's storage in Redis, so a rate limit counts a principal's requests on
@@ -39,12 +37,6 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
           [ttl, limit, blockDuration],
         ),
     );
-    // The throttler's record counts in seconds.
-    return {
-      totalHits: hits,
-      timeToExpire: Math.ceil(windowLeftMs / 1000),
-      isBlocked: blocked === 1,
-      timeToBlockExpire: Math.ceil(blockLeftMs / 1000),
-    };
+    return throttlerRecord(hits, windowLeftMs, blocked === 1, blockLeftMs);
   }
 }

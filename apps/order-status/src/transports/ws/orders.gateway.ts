@@ -10,12 +10,20 @@ import {
 } from '@nestjs/websockets';
 import type { Namespace } from 'socket.io';
 import { assertNotExpired } from '@app/auth';
-import { errorBody, ErrorCode, SubscribeDto, toGatewayError, UnsubscribeDto } from '@app/contracts';
+import {
+  ByteBudget,
+  errorBody,
+  ErrorCode,
+  SubscribeDto,
+  toGatewayError,
+  UnsubscribeDto,
+} from '@app/contracts';
 import { OrderEventBus, type DeadlineEntry } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import type { AppConfig } from '../../config/app-config';
+import { MetricsService } from '../../ops/metrics.service';
 import { EngineBackpressure } from './engine-backpressure';
 import {
   ORDERS_NAMESPACE,
@@ -27,7 +35,7 @@ import {
 import type { SocketConnection } from './socket-connection';
 import { SocketSubscriptions, type SocketBacklog } from './socket-subscriptions';
 import { wsAuthMiddleware, type OrdersSocketData } from './ws-auth.middleware';
-import { ENGINE_WRITE_BUFFER_HIGH_WATER } from './ws-limits';
+import { ENGINE_WRITE_BUFFER_HIGH_WATER, WS_SUBSCRIPTIONS_STRUCTURE } from './ws-limits';
 import { parsePayload } from './ws-payloads';
 import { answerUnknownEvents } from './unknown-events';
 
@@ -50,13 +58,22 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
   private readonly logger = new Logger(OrdersGateway.name);
   /** Keyed by socket id, so ops and tests can look at one connection's subscriptions. */
   private readonly sessions = new Map<string, SocketSubscriptions>();
+  /** The bytes of every socket's subscriptions together (`order_memory_*`). */
+  private readonly subscriptionBytes: ByteBudget;
 
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(StreamConnections) private readonly connections: StreamConnections,
-  ) {}
+    @Inject(MetricsService) metrics: MetricsService,
+  ) {
+    this.subscriptionBytes = new ByteBudget(
+      WS_SUBSCRIPTIONS_STRUCTURE,
+      config.memory.wsSubscriptionsMaxBytes,
+    );
+    metrics.trackMemory(() => [this.subscriptionBytes.memoryUse]);
+  }
 
   /** Nest guards do not run on connections: authentication is namespace middleware. */
   afterInit(namespace: Namespace): void {
@@ -86,6 +103,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
           assertNotExpired(principal);
           await this.auth.authorizeSubscribe(principal, orderId, 'ws');
         },
+        this.subscriptionBytes,
       );
     } catch (err) {
       // Only an incompatible engine.io gets here; refuse the socket rather than stall it.

@@ -1,8 +1,15 @@
-import { ErrorCode, GatewayError, StreamEndReason } from '@app/contracts';
+import {
+  stringBytes,
+  ErrorCode,
+  GatewayError,
+  StreamEndReason,
+  type ByteBudget,
+} from '@app/contracts';
 import type { BusSubscription, OrderEventBus } from '@app/event-bus';
 import type { EngineBackpressure } from './engine-backpressure';
 import { WS_TRANSPORT, type OrdersSocket } from './orders-ws.events';
 import { SocketSink } from './socket-sink';
+import { WS_SUBSCRIPTION_OVERHEAD_BYTES, WS_SUBSCRIPTIONS_RETRY_AFTER_MS } from './ws-limits';
 
 /** One order followed by the socket; `sub` is set once `bus.open()` resolved. */
 interface Entry {
@@ -50,6 +57,8 @@ export class SocketSubscriptions {
      * is read from the bus; throws PermissionDenied / NotFound.
      */
     private readonly authorize: (orderId: string) => Promise<void> = async () => {},
+    /** Shared by every socket of the process: the subscriptions' bytes, all sockets together. */
+    private readonly budget?: ByteBudget,
   ) {}
 
   get size(): number {
@@ -74,13 +83,25 @@ export class SocketSubscriptions {
   async subscribe(orderId: string, afterSeq: number): Promise<SubscribeResult> {
     if (this.closed) throw superseded(orderId);
     const previous = this.entries.get(orderId);
-    if (previous === undefined && this.entries.size >= this.maxSubscriptions) {
-      throw new GatewayError(
-        ErrorCode.ResourceExhausted,
-        `at most ${this.maxSubscriptions} subscriptions per socket`,
-      );
+    if (previous === undefined) {
+      if (this.entries.size >= this.maxSubscriptions) {
+        throw new GatewayError(
+          ErrorCode.ResourceExhausted,
+          `at most ${this.maxSubscriptions} subscriptions per socket`,
+        );
+      }
+      // An open subscription is a promise to its client: a new one is refused instead.
+      if (this.budget?.tryReserve(wsSubscriptionBytes(orderId)) === false) {
+        throw new GatewayError(
+          ErrorCode.ResourceExhausted,
+          'too many socket.io subscriptions on this instance; retry later',
+          WS_SUBSCRIPTIONS_RETRY_AFTER_MS,
+        );
+      }
+    } else {
+      // The replacement takes over the slot and its bytes.
+      this.cancel(previous);
     }
-    if (previous !== undefined) this.cancel(previous);
 
     const entry: Entry = {
       sink: new SocketSink(this.socket, orderId, this.backpressure, () =>
@@ -109,7 +130,7 @@ export class SocketSubscriptions {
     const entry = this.entries.get(orderId);
     if (entry === undefined) return false;
     this.cancel(entry);
-    this.entries.delete(orderId);
+    this.delete(orderId);
     return true;
   }
 
@@ -124,14 +145,14 @@ export class SocketSubscriptions {
       if (entry.sub !== undefined && !entry.cancelled) entry.sub.end(StreamEndReason.TokenExpired);
       else this.cancel(entry);
     }
-    this.entries.clear();
+    this.clear();
   }
 
   /** The socket disconnected: release everything, now and for subscribes still opening. */
   close(): void {
     this.closed = true;
     for (const entry of this.entries.values()) this.cancel(entry);
-    this.entries.clear();
+    this.clear();
   }
 
   private cancel(entry: Entry): void {
@@ -142,8 +163,22 @@ export class SocketSubscriptions {
   }
 
   private forget(orderId: string, entry: Entry): void {
-    if (this.entries.get(orderId) === entry) this.entries.delete(orderId);
+    if (this.entries.get(orderId) === entry) this.delete(orderId);
   }
+
+  /** Every removal goes through here or clear(), so the bytes are given back once. */
+  private delete(orderId: string): void {
+    if (this.entries.delete(orderId)) this.budget?.release(wsSubscriptionBytes(orderId));
+  }
+
+  private clear(): void {
+    for (const orderId of [...this.entries.keys()]) this.delete(orderId);
+  }
+}
+
+/** Estimated bytes one subscription holds: its entry, sink and bus subscriber, the order id. */
+export function wsSubscriptionBytes(orderId: string): number {
+  return WS_SUBSCRIPTION_OVERHEAD_BYTES + stringBytes(orderId);
 }
 
 function superseded(orderId: string): GatewayError {

@@ -12,3 +12,21 @@
  * @default 16
  */
 export const ENGINE_WRITE_BUFFER_HIGH_WATER = 16;
+
+/**
+ * The bytes of every socket's subscriptions together are bounded by
+ * `MEMORY_WS_SUBSCRIPTIONS_MAX_BYTES` (config/memory-config.ts); past it a `subscribe` is
+ * answered `resource_exhausted` with retry advice.
+ *
+ * What one subscription holds besides its order id: the socket's Map slot and entry, its
+ * sink, the bus subscriber and its queue and the channel's Set slot, before any event is
+ * queued (measured in socket-subscriptions.spec.ts). Queued events are shared with the
+ * order's replay ring and bounded by `BUS_QUEUE_CAPACITY`.
+ */
+export const WS_SUBSCRIPTION_OVERHEAD_BYTES = 800;
+
+/** Retry advice when the instance is at its subscription bytes. @default 5_000 ms */
+export const WS_SUBSCRIPTIONS_RETRY_AFTER_MS = 5_000;
+
+/** The `structure` label of socket.io subscriptions in `order_memory_*`. */
+export const WS_SUBSCRIPTIONS_STRUCTURE = 'ws_subscriptions';
