@@ -34,7 +34,7 @@ export interface WatchOptions {
 }
 
 /** The service's address on this machine: the port it is configured with in this shell. */
-function defaultUrl(transport: Transport, env: NodeJS.ProcessEnv): string {
+export function defaultUrl(transport: Transport, env: NodeJS.ProcessEnv): string {
   return transport === 'grpc'
     ? `127.0.0.1:${env.GRPC_PORT || DEFAULT_GRPC_PORT}`
     : `http://127.0.0.1:${env.HTTP_PORT || DEFAULT_HTTP_PORT}`;
