@@ -144,6 +144,8 @@ export interface RedisConfig {
 }
 
 const MAX_PORT = 65_535;
+/** @default 3000 */
+export const DEFAULT_HTTP_PORT = 3000;
 /** @default 10_000 ms for a TLS handshake (Node's own default is 120 s) */
 export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
@@ -181,7 +183,7 @@ function readConfig(r: EnvReader): AppConfig {
     host: r.str('HOST', '127.0.0.1', 'bind address of every listener'),
     httpPort: r.int(
       'HTTP_PORT',
-      3000,
+      DEFAULT_HTTP_PORT,
       0,
       MAX_PORT,
       'plain HTTP/1.1: REST, SSE, long-poll, socket.io (0: any free port)',
