@@ -22,17 +22,17 @@ interface Watcher {
   seqs(): number[];
 }
 
-function startWatcher(
-  app: TestApp,
+/** Starts the CLI for order cli-1 with `args`; `env` over the test's own environment. */
+function spawnWatcher(
   transport: (typeof TRANSPORTS)[number],
-  token = DEFAULT_TEST_TOKEN,
+  args: readonly string[],
+  env: Record<string, string> = {},
 ): Watcher {
-  const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
-  const child = spawn(
-    process.execPath,
-    [TSX, CLI, 'cli-1', '--transport', transport, '--url', url, '--token', token],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [TSX, CLI, 'cli-1', '--transport', transport, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const lines: string[] = [];
   createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
   createInterface({ input: child.stderr }).on('line', (l) => lines.push(`stderr: ${l}`));
@@ -44,26 +44,27 @@ function startWatcher(
   };
 }
 
+function startWatcher(
+  app: TestApp,
+  transport: (typeof TRANSPORTS)[number],
+  token = DEFAULT_TEST_TOKEN,
+): Watcher {
+  const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
+  return spawnWatcher(transport, ['--url', url, '--token', token]);
+}
+
 /** The CLI as the docs run it: no --url and no --token, both from the environment. */
 function startDefaultWatcher(
   transport: (typeof TRANSPORTS)[number],
   env: Record<string, string>,
   ...args: string[]
 ): Watcher {
-  const child = spawn(process.execPath, [TSX, CLI, 'cli-1', '--transport', transport, ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HTTP_PORT: '', GRPC_PORT: '', ORDER_STATUS_TOKEN: '', ...env },
+  return spawnWatcher(transport, args, {
+    HTTP_PORT: '',
+    GRPC_PORT: '',
+    ORDER_STATUS_TOKEN: '',
+    ...env,
   });
-  const lines: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
-  createInterface({ input: child.stderr }).on('line', (l) => lines.push(`stderr: ${l}`));
-  return {
-    transport,
-    child,
-    lines,
-    seqs: () => lines.flatMap((l) => /\s#(\d+)\s/.exec(l)?.slice(1, 2).map(Number) ?? []),
-  };
 }
 
 /** A loopback port nothing listens on: bound, then closed. */

@@ -9,6 +9,7 @@ import {
   type Client,
   type ClientReadableStream,
   type ChannelCredentials,
+  type ClientDuplexStream,
   type ServiceClientConstructor,
   type ServiceError,
 } from '@grpc/grpc-js';
@@ -74,22 +75,29 @@ function unary(c: Client, method: string, req: unknown, md = new Metadata()): Pr
   });
 }
 
+interface ReflectionResponse {
+  readonly list_services_response?: { readonly service: readonly { readonly name: string }[] };
+}
+
 async function list(target: Target): Promise<void> {
   const c = client(REFLECTION_PROTO_PATH, 'grpc.reflection.v1.ServerReflection', target);
   const call = (
-    c as unknown as { serverReflectionInfo(): NodeJS.ReadWriteStream }
+    c as unknown as {
+      serverReflectionInfo(): ClientDuplexStream<{ list_services: string }, ReflectionResponse>;
+    }
   ).serverReflectionInfo();
-  const answer = new Promise<{ list_services_response?: { service: { name: string }[] } }>(
-    (resolve, reject) => {
-      call.once('data', resolve);
-      call.once('error', reject);
-    },
-  );
-  call.write({ list_services: '*' } as unknown as string);
-  const res = await answer;
-  call.end();
-  c.close();
-  for (const s of res.list_services_response?.service ?? []) process.stdout.write(`${s.name}\n`);
+  const answer = new Promise<ReflectionResponse>((resolve, reject) => {
+    call.once('data', resolve);
+    call.once('error', reject);
+  });
+  call.write({ list_services: '*' });
+  try {
+    const res = await answer;
+    for (const s of res.list_services_response?.service ?? []) process.stdout.write(`${s.name}\n`);
+  } finally {
+    call.end();
+    c.close();
+  }
 }
 
 async function health(target: Target, service: string): Promise<void> {
