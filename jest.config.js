@@ -30,7 +30,12 @@ function moduleNameMapperFromTsconfig(file) {
     Object.entries(paths).map(([alias, targets]) => [pattern(alias), targets.map(target)]),
   );
 }
-const moduleNameMapper = moduleNameMapperFromTsconfig(join(__dirname, 'tsconfig.json'));
+const moduleNameMapper = {
+  ...moduleNameMapperFromTsconfig(join(__dirname, 'tsconfig.json')),
+  // A relative `import('./x.js')` (an ES import needs the extension under node16
+  // resolution) is the TypeScript file `./x.ts` here, as tsc, tsx and esbuild resolve it.
+  '^(\\.{1,2}/.+)\\.js$': '$1',
+};
 // NestJS 12 (@nestjs/*), jose 6, cookie 2 (loaded by @fastify/cookie with a dynamic import)
 // content-disposition (required by @fastify/static) and eventsource-parser 4 (the SSE
 // parser of the tests and the load test) ship ESM only;

@@ -47,3 +47,15 @@ describe('parseCli --node-flag', () => {
     expect('errors' in parsed ? parsed.errors : parsed.nodeFlags).toBeUndefined();
   });
 });
+
+describe('parseCli --reference', () => {
+  it('takes a full-size run of the service, and refuses --tiny or --target with it', () => {
+    const parsed = parseCli(['steady', '--reference']);
+    expect('errors' in parsed ? parsed.errors : parsed.reference).toBe(true);
+    for (const extra of [['--tiny'], ['--target', 'http://127.0.0.1:3000']]) {
+      expect(parseCli(['steady', '--reference', ...extra])).toEqual({
+        errors: ['--reference takes neither --tiny nor --target: a reference run is full size'],
+      });
+    }
+  });
+});

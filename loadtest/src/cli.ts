@@ -1,9 +1,10 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isTransportName, TRANSPORTS, type TransportName } from './clients/transport';
 import { htmlReport } from './report/html';
 import { markdownReport } from './report/markdown';
+import { writeReference, writeSummary } from './report/reference';
 import { consoleTable } from './report/table';
 import { SCENARIOS } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
@@ -13,7 +14,8 @@ const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPO
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
   [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH] [--node-flag=--FLAG ...]
-  [--read-batch-ms MS]
+  [--read-batch-ms MS] [--reference]
+       npm run loadtest -- summary   (regenerate loadtest/results/README.md from the stored runs)
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
 function isExecutable(path: string): boolean {
@@ -35,6 +37,7 @@ export function parseCli(argv: readonly string[]):
       token?: string;
       tiny: boolean;
       out?: string;
+      reference: boolean;
       server: 'nest' | 'bare';
       cpuProfDir?: string;
       node?: string;
@@ -62,6 +65,7 @@ export function parseCli(argv: readonly string[]):
       node: { type: 'string' },
       'node-flag': { type: 'string', multiple: true },
       tiny: { type: 'boolean' },
+      reference: { type: 'boolean' },
       server: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -139,6 +143,9 @@ export function parseCli(argv: readonly string[]):
     if (!/^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\s]+)?$/.test(f))
       errors.push(`--node-flag takes one flag such as --max-semi-space-size=64, got ${f}`);
   }
+  // A reference run replaces what the summary reports, so it is a full-size run of the service.
+  if (values.reference && (values.tiny || values.target !== undefined))
+    errors.push('--reference takes neither --tiny nor --target: a reference run is full size');
   if (errors.length > 0) return { errors };
   return {
     steps,
@@ -148,6 +155,7 @@ export function parseCli(argv: readonly string[]):
     token: values.token,
     tiny: values.tiny ?? false,
     out: values.out,
+    reference: values.reference ?? false,
     server: values.server === 'bare' ? 'bare' : 'nest',
     ...(values['cpu-prof'] === undefined ? {} : { cpuProfDir: resolve(values['cpu-prof']) }),
     ...(values.node === undefined ? {} : { node: resolve(values.node) }),
@@ -165,6 +173,11 @@ export function writeOutputs(dir: string, report: Awaited<ReturnType<typeof runS
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'summary' && argv.length === 1) {
+    const files = await writeSummary();
+    process.stdout.write(`${files.map((f) => relative(process.cwd(), f)).join('\n')}\n`);
+    return 0;
+  }
   const parsed = parseCli(argv);
   if ('errors' in parsed) {
     process.stderr.write(`${parsed.errors.join('\n')}\n`);
@@ -187,6 +200,12 @@ async function main(): Promise<number> {
   process.stdout.write(
     `\n${consoleTable(report.runs)}\n\nresults: ${dir}/results.json, report.md, report.html\n`,
   );
+  if (parsed.reference) {
+    const folders = await writeReference(report);
+    process.stdout.write(
+      `reference runs: ${folders.map((f) => relative(process.cwd(), f)).join(', ')}\n`,
+    );
+  }
   return report.runs.every((r) => r.ok) ? 0 : 1;
 }
 

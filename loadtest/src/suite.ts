@@ -1,13 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { TRANSPORTS, type TransportName } from './clients/transport';
+import { portableArgv, portablePath } from './report/portable-path';
 import { machineInfo, RESULTS_SCHEMA, versions, type Report } from './report/report-data';
 import type { RunResult } from './scenarios/result';
 import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
-import { bareServerCommand } from './bare/bare-command';
-import { fastifyFloorServerCommand, floorServerCommand } from './floor/floor-command';
-import { runPerProcess } from './isolate/per-process';
+import { bareServerCommand } from './bare-server/bare-command';
+import { fastifyFloorServerCommand, floorServerCommand } from './framework-floors/floor-command';
+import { runPerProcess } from './per-process';
 import { launchNchan } from './nchan/nchan-server';
 import {
   launchService,
@@ -200,15 +201,15 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
     machine: machineInfo(),
     versions: versions(),
     settings: {
-      argv: o.argv,
+      argv: portableArgv(o.argv),
       scenarios: o.steps.map((s) => s.scenario),
       transports: o.transports,
       pinned,
       target: o.target ?? null,
-      serviceEntry: SERVICE_ENTRY,
+      serviceEntry: portablePath(SERVICE_ENTRY),
       ...(o.node === undefined
         ? {}
-        : { serviceNode: { path: o.node, version: nodeVersion(o.node) } }),
+        : { serviceNode: { path: portablePath(o.node), version: nodeVersion(o.node) } }),
       ...(o.nodeFlags === undefined || o.nodeFlags.length === 0
         ? {}
         : { serviceNodeFlags: [...o.nodeFlags] }),

@@ -19,12 +19,38 @@ async function ticketFor(app: TestApp, orderId: string, token = app.defaultToken
   return body.ticket;
 }
 
+/**
+ * Everything Jest can fake but Date, which then runs with real time (`advanceTimers`) and
+ * can jump: the service and the clients keep real timers.
+ */
+const REAL_TIMERS = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'requestAnimationFrame',
+  'cancelAnimationFrame',
+  'requestIdleCallback',
+  'cancelIdleCallback',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+] as const;
+
 describe('EventSource credentials: single-use tickets and the session cookie', () => {
   let app: TestApp;
   beforeEach(async () => {
+    // Before the service starts: its ticket store keeps the Date.now it finds.
+    jest.useFakeTimers({ doNotFake: [...REAL_TIMERS], advanceTimers: true });
     app = await startTestApp({ AUTH_STREAM_TICKET_TTL_S: '1' });
   });
-  afterEach(() => app.close());
+  afterEach(async () => {
+    await app.close();
+    jest.useRealTimers();
+  });
 
   it('a ticket opens one stream once, for its order only, and not after it expires', async () => {
     await app.createOrder('t-1', OrderStatus.Paid);
@@ -50,7 +76,7 @@ describe('EventSource credentials: single-use tickets and the session cookie', (
     expect(wrongOrder.status).toBe(401);
 
     const late = await ticketFor(app, 't-1');
-    await new Promise((r) => setTimeout(r, 1_100));
+    jest.setSystemTime(Date.now() + 1_100); // past the ticket's 1 s TTL
     const expired = await openSseH1(`${app.httpUrl}/v1/orders/t-1/stream?ticket=${late}`, {
       authorization: '',
     });

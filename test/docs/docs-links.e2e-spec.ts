@@ -16,7 +16,7 @@ function documents(): string[] {
     'loadtest/README.md',
     'libs/client/README.md',
     'apps/order-status/src/transports/ws/README.md',
-    'loadtest/results/cluster/README.md',
+    'loadtest/results/README.md',
   ];
   return [...readmes.filter((f) => existsSync(join(ROOT, f))), ...docs];
 }

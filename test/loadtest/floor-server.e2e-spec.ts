@@ -2,7 +2,7 @@ import { connect } from 'node:http2';
 import {
   fastifyFloorServerCommand,
   floorServerCommand,
-} from '../../loadtest/src/floor/floor-command';
+} from '../../loadtest/src/framework-floors/floor-command';
 import { AdminClient } from '../../loadtest/src/service/admin';
 import { launchService, type RunningService } from '../../loadtest/src/service/launcher';
 

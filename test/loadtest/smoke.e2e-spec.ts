@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { heapAllocatedBytes } from '../../apps/order-status/src/ops/metrics.service';
-import { bareServerCommand } from '../../loadtest/src/bare/bare-command';
+import { bareServerCommand } from '../../loadtest/src/bare-server/bare-command';
 import { writeOutputs } from '../../loadtest/src/cli';
 import type { TransportName } from '../../loadtest/src/clients/transport';
 import { htmlReport } from '../../loadtest/src/report/html';

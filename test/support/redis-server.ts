@@ -20,7 +20,8 @@ export interface RedisServerOptions {
 /**
  * A private redis-server on a free loopback port, for tests: never the machine's shared
  * Redis on 6379. `stop()` kills it (SIGKILL, as a crash), `start()` brings it back on the
- * same port (with its data when persistent), `shutdown()` kills it and removes its files.
+ * same port (with its data when persistent), `freeze()` and `thaw()` stop and continue it,
+ * `shutdown()` kills it and removes its files.
  */
 export class RedisServer {
   private proc?: ChildProcess;
@@ -90,6 +91,18 @@ export class RedisServer {
         }
       });
     });
+  }
+
+  /**
+   * Freezes the server (SIGSTOP): its connections stay open and accept bytes, but
+   * nothing answers, as with a stuck host or a long fork. `thaw()` lets it run again.
+   */
+  freeze(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.proc?.kill('SIGCONT');
   }
 
   /** Kills the server at once (no shutdown save) and waits until it is gone. */

@@ -5,9 +5,11 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * shut: `shut()` cuts every relayed connection and refuses new ones (accepted and closed at
  * once, as a peer that is not there yet) until `open()`. Lets a test decide when a client
  * reaches a server again, instead of hoping its reconnect backoff is slow or fast enough.
+ * `freeze()` makes every relayed client a peer that stopped reading.
  */
 export class TcpGate {
   private readonly pairs = new Set<Socket>();
+  private readonly upstreams = new Set<Socket>();
   private shutNow = false;
 
   private constructor(
@@ -37,6 +39,18 @@ export class TcpGate {
     this.shutNow = false;
   }
 
+  /**
+   * Stops reading from the server on every relayed connection, while what the clients
+   * send still reaches it: the server's writes (frames, a close frame, GOAWAY) stay in the
+   * kernel buffers, as with a client that hung without closing its socket.
+   */
+  freeze(): void {
+    for (const upstream of this.upstreams) {
+      upstream.unpipe();
+      upstream.pause();
+    }
+  }
+
   /** Cuts everything and stops listening. */
   async close(): Promise<void> {
     this.shut();
@@ -55,7 +69,9 @@ export class TcpGate {
       upstream.destroy();
       this.pairs.delete(client);
       this.pairs.delete(upstream);
+      this.upstreams.delete(upstream);
     };
+    this.upstreams.add(upstream);
     for (const s of [client, upstream]) {
       this.pairs.add(s);
       s.on('error', cut);

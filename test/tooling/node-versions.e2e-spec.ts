@@ -15,6 +15,16 @@ interface LockEntry {
   readonly engines?: { readonly node?: string } | readonly string[];
 }
 
+/**
+ * Dev packages whose `engines` ask for more than they use, with the proof: npm ci warns
+ * about them (EBADENGINE) on the older Nodes of devEngines, and nothing else happens.
+ */
+const ENGINES_STRICTER_THAN_NEEDED: Readonly<Record<string, string>> = {
+  // 10.0.0 declares >=24; the client package's build (libs/client/bundle/package-build.ts)
+  // runs on Node 22 in CI's npm test, and its spec installs what it built.
+  'dts-bundle-generator': 'builds libs/client on Node 22 (npm test on Node 22 in .ci/run)',
+};
+
 const pkg = JSON.parse(read('package.json')) as PackageJson;
 const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, LockEntry> };
 
@@ -48,7 +58,12 @@ describe('Node versions', () => {
   it('devEngines admits only Nodes every installed package supports, and no Node engines refuses', () => {
     const { runtime } = pkg.devEngines;
     expect(runtime.name).toBe('node');
-    expect(nodeRanges(() => true).filter(([, r]) => !subset(runtime.version, r))).toEqual([]);
+    const unmet = nodeRanges(() => true).filter(([, r]) => !subset(runtime.version, r));
+    expect(unmet.filter(([name]) => !(name in ENGINES_STRICTER_THAN_NEEDED))).toEqual([]);
+    // An exception that no longer applies is removed, so the list stays true.
+    expect(Object.keys(ENGINES_STRICTER_THAN_NEEDED).sort()).toEqual(
+      [...new Set(unmet.map(([name]) => name))].sort(),
+    );
     expect(subset(runtime.version, pkg.engines.node)).toBe(true);
   });
 

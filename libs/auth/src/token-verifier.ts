@@ -54,9 +54,9 @@ export class TokenVerifier {
   private readonly jwks?: GetKey;
   private readonly remote: boolean;
   /**
-   * Tokens verified recently. Polling clients present the same token on every request
-   * (a short-poll client four times a second); the load test showed the signature check
-   * alone at 17 % of the service's CPU. A hit is reused until the token's own expiry,
+   * Tokens verified recently. Polling clients present the same token on every request,
+   * and a signature check per poll would dominate its cost. A hit is reused until the
+   * token's own expiry,
    * and for at most VERIFIED_CACHE_TTL_MS, so a rotated-out JWKS key stops being honoured
    * within that bound. Only successes are cached.
    */

@@ -1,14 +1,34 @@
 import { readFileSync } from 'node:fs';
-import { BROWSER_BUNDLE_PATH, buildBrowserBundle } from './browser-bundle';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import {
+  BROWSER_BUNDLE_PATH,
+  BROWSER_MODULE_PATH,
+  buildBrowserBundle,
+  buildBrowserModule,
+  SERVED_BUNDLE_PATHS,
+} from './browser-bundle';
 
-describe('browser bundle of libs/client', () => {
-  it('is committed as built from the current sources (npm run build:client)', async () => {
-    const committed = readFileSync(BROWSER_BUNDLE_PATH, 'utf8');
-    expect(committed === (await buildBrowserBundle())).toBe(true);
+describe('browser builds of libs/client the service serves', () => {
+  it.each([
+    [BROWSER_BUNDLE_PATH, buildBrowserBundle],
+    [BROWSER_MODULE_PATH, buildBrowserModule],
+  ])(
+    '%s is committed as built from the current sources (npm run build:client)',
+    async (path, build) => {
+      const committed = readFileSync(path, 'utf8');
+      expect(committed === (await build())).toBe(true);
+    },
+  );
+
+  it.each(SERVED_BUNDLE_PATHS)('%s leaves gRPC and Node built-ins out', (path) => {
+    const committed = readFileSync(path, 'utf8');
+    expect(committed).not.toMatch(/grpc-js|proto-loader|node:fs|require\("fs"\)/);
   });
 
-  it('leaves gRPC and Node built-ins out', () => {
-    const committed = readFileSync(BROWSER_BUNDLE_PATH, 'utf8');
-    expect(committed).not.toMatch(/grpc-js|proto-loader|node:fs|require\("fs"\)/);
+  // Compared decompressed: compressed bytes may differ between zlib versions (Node 20, 26).
+  it.each(SERVED_BUNDLE_PATHS)('%s.br and .gz hold exactly the committed file', (path) => {
+    const committed = readFileSync(path);
+    expect(brotliDecompressSync(readFileSync(`${path}.br`)).equals(committed)).toBe(true);
+    expect(gunzipSync(readFileSync(`${path}.gz`)).equals(committed)).toBe(true);
   });
 });

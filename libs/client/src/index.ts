@@ -11,7 +11,7 @@ export { DEFAULT_LONG_POLL_WAIT_S, DEFAULT_MAX_BUFFERED_ITEMS } from './watch-or
 export { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS } from './backoff';
 export { DEFAULT_REFRESH_BEFORE_EXPIRY_MS } from './token-source';
 
-/** The transports every platform has (gRPC: '@app/client/node'). */
+/** The transports every platform has (gRPC only in the Node entry point). */
 export const BROWSER_CONNECTORS: Readonly<Partial<Record<TransportName, ConnectorFactory>>> = {
   sse: sseConnector,
   ws: socketIoConnector,

@@ -41,7 +41,7 @@ export function createWatch(
   if (factory === undefined) {
     throw new TypeError(
       options.transport === 'grpc'
-        ? "transport 'grpc' needs Node: import watchOrder from '@app/client/node'"
+        ? "transport 'grpc' needs Node (the package's node entry point); this one has sse, ws, longpoll"
         : `unknown transport '${String(options.transport)}'`,
     );
   }

@@ -20,7 +20,7 @@ export interface DeadlineEntry {
  *
  * Why not a setTimeout per entry: every subscription has a deadline (its max age, with a
  * random jitter, or its token's expiry), and Node keeps a Timeout, its callback and a
- * timer list per distinct duration, about 300 bytes of every idle subscription. Here an
+ * timer list per distinct duration for every idle subscription. Here an
  * entry costs a heap slot and two number fields.
  */
 export class DeadlineQueue {

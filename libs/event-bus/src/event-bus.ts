@@ -471,8 +471,7 @@ export class OrderEventBus {
    * `opened` is read for its seq; its snapshot is built only when a reset needs it. A
    * long-poll opens a subscription per answer, each after a new event: a snapshot built
    * for every open (and the store's for the owner check) was work for nothing on every
-   * poll (about 4 % of a poll's CPU in a profile; too little for alternating builds to
-   * tell from this host's noise).
+   * poll.
    */
   private async replay(
     ch: OrderChannel,

@@ -4,8 +4,7 @@ import { Observable, type Subscriber } from 'rxjs';
  * A multicast feed, as an rxjs `Subject` with only `next` and `complete`, for the stores'
  * event feeds (one value per published event, or per message from Redis). A Subject would
  * do, but its `next()` in rxjs 7's CommonJS build (the one Node loads) allocates a closure
- * and an iterator for every value: about 5 % of the heap the service allocated per SSE
- * delivery (sampling heap profile, Node 26). Here the subscribers are kept in an array
+ * and an iterator for every value. Here the subscribers are kept in an array
  * that is replaced, never changed, when one arrives or leaves, so `next()` walks it with
  * no allocation. As with a Subject, a value goes to those subscribed when `next()` began:
  * one that arrives during it gets the next value on, one that leaves during it and has

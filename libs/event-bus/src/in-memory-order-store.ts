@@ -215,8 +215,8 @@ let lastPadding = '';
 
 /**
  * Filler strings are shared while their size stays the same (a simulator schedule uses
- * one size): every retained event (replay ring) would otherwise keep its own copy, which
- * the load test's scale steps pay for in GC. Strings are immutable, so sharing is
+ * one size): every retained event (replay ring) would otherwise keep its own copy for
+ * the collector to copy. Strings are immutable, so sharing is
  * invisible to readers; one cached size keeps the cache itself bounded.
  */
 function paddingOf(bytes: number): string {

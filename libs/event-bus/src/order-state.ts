@@ -10,9 +10,8 @@ import {
 /**
  * One order's state as its events are applied, built into an `OrderSnapshot` only when
  * somebody reads it. The store and the bus apply every published event, but on the hot
- * path they only need the last seq and status: building the snapshot (and its tracking
- * object) for each event, in both, was about a tenth of the heap the service allocated
- * per SSE delivery (sampling heap profile, Node 26). Applying keeps a reference to the
+ * path they only need the last seq and status, so building the snapshot (and its
+ * tracking object) for each event would be garbage per delivery. Applying keeps a reference to the
  * event instead; `snapshot()` folds what was applied since the last read.
  *
  * The fold is exact: a snapshot takes every field but `tracking` from the newest event,

@@ -115,7 +115,7 @@ export const STEADY_ETA_AHEAD_MS = 600_000;
 /**
  * The steady schedule's `step`-th tracking update of an order: a position that moves by
  * about 10 m per step around the depot and an ETA ten minutes ahead. The load test's bare
- * server (loadtest/src/bare/order-log.ts) writes the same values, so both servers put
+ * server (loadtest/src/bare-server/order-log.ts) writes the same values, so both servers put
  * the same bytes on the wire.
  */
 export function steadyTracking(step: number, nowMs: number): Tracking {

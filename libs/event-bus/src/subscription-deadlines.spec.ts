@@ -6,7 +6,7 @@ import { ControlledStore, RecordingSink } from './testing/bus-fixtures';
 /**
  * Every subscription's max age and token expiry, and every held long-poll's wait, are
  * deadlines in the bus's one queue: an idle connection holds no timer of its own (a
- * Timeout, its callback and, for jittered durations, a timer list each: ~300 bytes).
+ * Timeout, its callback and, for jittered durations, a timer list each).
  */
 describe('subscription deadlines', () => {
   let store: ControlledStore;

@@ -33,6 +33,7 @@ import {
   type TrackingCommand,
 } from '@app/event-bus';
 import { unavailableOnFailure } from './redis-client';
+import { RedisPing } from './redis-ping';
 import type { LuaScript } from './lua-script';
 import { redisKeys, type RedisKeys } from './redis-keys';
 import { PUBLISH_SCRIPT, READ_HISTORY_SCRIPT, type PublishReply } from './redis-scripts';
@@ -107,6 +108,8 @@ export class RedisOrderStore extends OrderStore {
   private readonly keys: RedisKeys;
   private readonly cmd: Client;
   private readonly sub: Client;
+  /** Whether Redis answers commands, which a ready connection to a frozen Redis does not. */
+  private readonly ping: RedisPing;
   /** Redis Cluster: sharded pub/sub. */
   private readonly sharded: boolean;
   /** Orders the bus serves: subscribed now, and again after every reconnection. */
@@ -168,6 +171,7 @@ export class RedisOrderStore extends OrderStore {
       this.cmd = new Redis(o.url as string, commandOptions);
       this.sub = new Redis(o.url as string, redisOptions);
     }
+    this.ping = new RedisPing(this.cmd, o.pingIntervalMs);
     for (const client of [this.cmd, this.sub]) {
       client.on('ready', () => this.trySync());
       client.on('close', () => this.onClose(client));
@@ -188,8 +192,11 @@ export class RedisOrderStore extends OrderStore {
     }
   }
 
+  /** Up while the command connection is ready and answers, and the feed is live. */
   health(): StoreHealth {
-    return this.cmd.status === 'ready' && this.feed === 'live' ? 'up' : 'down';
+    return this.cmd.status === 'ready' && this.feed === 'live' && this.ping.answering
+      ? 'up'
+      : 'down';
   }
 
   /** Resolves true once the store is up, false after `timeoutMs` (start-up waits on it). */
@@ -389,6 +396,7 @@ export class RedisOrderStore extends OrderStore {
     this.closed = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.slotsTimer);
+    this.ping.close();
     this.feed = 'down';
     this.cmd.disconnect();
     this.sub.disconnect();

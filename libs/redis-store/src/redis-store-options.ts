@@ -6,6 +6,11 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'os';
 export const DEFAULT_REDIS_HISTORY_SIZE = 1_000;
 /** @default 1_000 ms before a command to a hung Redis fails (publish then answers 503) */
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 1_000;
+/**
+ * @default 1_000 ms between two PINGs that tell whether Redis still answers (readiness):
+ * a frozen Redis is reported down within this plus the command timeout
+ */
+export const DEFAULT_REDIS_PING_INTERVAL_MS = 1_000;
 /** @default 2_000 ms to establish a connection */
 export const DEFAULT_REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** @default 1_000 ms longest wait between reconnection attempts */
@@ -36,6 +41,8 @@ export interface RedisStoreOptions {
   historySize?: number;
   /** @default 1_000 */
   commandTimeoutMs?: number;
+  /** @default 1_000 */
+  pingIntervalMs?: number;
   /** @default 2_000 */
   connectTimeoutMs?: number;
   /** @default 1_000 */
@@ -56,6 +63,7 @@ export interface ResolvedRedisStoreOptions {
   readonly keyPrefix: string;
   readonly historySize: number;
   readonly commandTimeoutMs: number;
+  readonly pingIntervalMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnectMaxDelayMs: number;
   readonly clusterSlotsRefreshMs: number;
@@ -75,6 +83,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
     keyPrefix: opts.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX,
     historySize: opts.historySize ?? DEFAULT_REDIS_HISTORY_SIZE,
     commandTimeoutMs: opts.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    pingIntervalMs: opts.pingIntervalMs ?? DEFAULT_REDIS_PING_INTERVAL_MS,
     connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
     reconnectMaxDelayMs: opts.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
     clusterSlotsRefreshMs: opts.clusterSlotsRefreshMs ?? DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS,
@@ -85,6 +94,7 @@ export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedis
   for (const key of [
     'historySize',
     'commandTimeoutMs',
+    'pingIntervalMs',
     'connectTimeoutMs',
     'reconnectMaxDelayMs',
     'clusterSlotsRefreshMs',

@@ -26,6 +26,12 @@ import type { WireEvent } from './wire-types';
  */
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/**
+ * One turn of the event loop that polls I/O: on loopback a write is in the peer's receive
+ * queue when it returns, so a client that reads as data arrives has read it after this.
+ * Two immediates, because the first may run in the turn whose poll phase is over.
+ */
+const nextPoll = (): Promise<void> => new Promise((r) => setImmediate(() => setImmediate(r)));
 const portOf = (s: { address(): unknown }): number => (s.address() as AddressInfo).port;
 
 async function until(cond: () => boolean, ms = 3_000): Promise<void> {
@@ -81,14 +87,14 @@ describe('ReadBatcher on raw sockets', () => {
     return { socket, reads: () => reads, text: () => text };
   }
 
-  /** Ten messages, 15 ms apart: each its own TCP segment. */
+  /** Ten messages, each its own TCP segment, a poll of the client's loop apart. */
   async function writeTen(): Promise<string> {
     let all = '';
     for (let i = 0; i < 10; i++) {
       const m = `m${i};`;
       all += m;
       peer?.write(m);
-      await sleep(15);
+      await nextPoll();
     }
     return all;
   }
@@ -121,15 +127,27 @@ describe('ReadBatcher on raw sockets', () => {
   });
 
   it('reads every socket within one batch period, each in its own slice', async () => {
-    batcher = new ReadBatcher(200);
     const c = await connect(true);
-    batcher.add(c.socket);
-    await sleep(250); // a whole period passes with nothing to read
-    const t0 = Date.now();
-    peer?.write('late;');
-    await until(() => c.text() === 'late;', 1_000);
-    // Waits for its slice's turn, never longer than a period (plus the loop's slack).
-    expect(Date.now() - t0).toBeLessThan(200 + 100);
+    // The batcher's clock only (its interval); sockets and the loop's turns stay real.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      batcher = new ReadBatcher(200);
+      batcher.add(c.socket);
+      jest.advanceTimersByTime(250); // a whole period passes with nothing to read
+      await nextPoll(); // the pause after its slice's read lands
+      peer?.write('late;');
+      let waitedMs = 0;
+      while (c.text() !== 'late;' && waitedMs < 1_000) {
+        jest.advanceTimersByTime(10);
+        waitedMs += 10;
+        await nextPoll();
+      }
+      expect(c.text()).toBe('late;');
+      // It waited for its slice's turn, never longer than a period.
+      expect(waitedMs).toBeLessThanOrEqual(200);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('stop() returns every socket to reading as events arrive', async () => {
@@ -207,7 +225,7 @@ describe('connectors reading in batches', () => {
       }
       for (let seq = 2; seq <= 11; seq++) {
         res?.write(`id: ${seq}\nevent: status\ndata: ${eventJson(seq)}\n\n`);
-        await sleep(15);
+        await nextPoll();
       }
       await until(() => got.events.length === 11, 2_000);
       expect(got.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
@@ -248,7 +266,7 @@ describe('connectors reading in batches', () => {
       for (const r of batcher.readers()) (r as Socket).on('data', () => (reads += 1));
       for (let seq = 1; seq <= 10; seq++) {
         sockets[0].emit('status', JSON.parse(eventJson(seq)));
-        await sleep(15);
+        await nextPoll();
       }
       await until(() => got.events.length === 10, 2_000);
       expect(got.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);

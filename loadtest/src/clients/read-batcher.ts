@@ -29,8 +29,8 @@ export interface BatchedReader {
  * and the scale climb measured the generator. A read costs the client the same whether it
  * carries one event or ten. The server writes the same: every event as it happens, taken
  * and acknowledged by the client's kernel (a few KB per socket, far inside the receive
- * window); only the client's read waits. (Measured, the server's CPU per delivery reads
- * a little higher with batched clients, never lower: loadtest/results/scale/README.md.)
+ * window); only the client's read waits. The server's CPU per delivery reads a little
+ * higher with batched clients, never lower (docs/performance-notes.md).
  * Latency is measured on the sampled subscribers, which read as events arrive.
  *
  * How a paused socket stops reading: `pause()` alone only stops 'data' events; Node keeps

@@ -86,7 +86,7 @@ export interface ConnectorOptions {
    * Read every stream's socket in batches (ReadBatcher): SSE over HTTP/1.1 and socket.io;
    * ignored by the others (an HTTP/2 session reads its socket itself, a poll is read
    * when it is answered, and gRPC's clients read as data arrives: batched gRPC reads
-   * lengthened the server's tail, loadtest/results/scale/README.md). @default undefined
+   * lengthened the server's tail, docs/performance-notes.md). @default undefined
    */
   readonly readBatcher?: ReadBatcher;
   /**

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { ORDER_PREFIX } from '../service/admin';
-import { SteadyPacer } from '../bare/steady-pacer';
+import { SteadyPacer } from '../bare-server/steady-pacer';
 import type {
   ServiceControl,
   SimulatorSchedule,

@@ -58,6 +58,6 @@ describe('areaOf', () => {
     expect(areaOf('file:///a/node_modules/socket.io/dist/x.js', 'f')).toBe('socket.io');
     expect(areaOf('node:net', 'f')).toBe('node:net');
     expect(areaOf('', '(garbage collector)')).toBe('(garbage collector)');
-    expect(areaOf('file:///w/loadtest/src/bare/bare-server.ts', 'f')).toBe('bare server');
+    expect(areaOf('file:///w/loadtest/src/bare-server/bare-server.ts', 'f')).toBe('bare server');
   });
 });

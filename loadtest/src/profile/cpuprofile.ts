@@ -47,7 +47,7 @@ export function areaOf(url: string, functionName: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   if (url.includes('/dist/apps/')) return 'service (dist bundle: apps + libs)';
-  if (url.includes('/loadtest/src/bare/')) return 'bare server';
+  if (url.includes('/loadtest/src/bare-server/')) return 'bare server';
   return url.replace(/^file:\/\//, '');
 }
 

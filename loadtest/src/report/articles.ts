@@ -1,6 +1,11 @@
 /**
- * Figures from the articles in /work/shared/seeds that the report sets beside ours, each
- * with its source and the setup it came from (our sentences, their numbers).
+ * Figures from the articles the report sets beside ours, each with its source and the
+ * setup it came from (our sentences, their numbers). The code calls them seed 000-003:
+ * - 000: "gRPC Server-Streaming vs REST Long-Polling Under Load: p50, p99, Connections and
+ *   CPU on .NET 8";
+ * - 001: "WebSocket vs SSE vs Long Polling: The Real Cost of 1,000 Events";
+ * - 002: "RSocket vs gRPC vs WebSocket on Spring Boot 4.1: When Each One Wins" (September 2026);
+ * - 003: sebidenes/GrpcPerformance on GitHub (ASP.NET Core gRPC, May 2021).
  */
 export interface ArticleFigure {
   readonly scenario: string;
@@ -12,7 +17,7 @@ export interface ArticleFigure {
 export const ARTICLE_FIGURES: readonly ArticleFigure[] = [
   {
     scenario: 'steady',
-    source: 'seed 000 (.NET 8 gRPC streaming vs REST long-poll)',
+    source: 'seed 000, "gRPC Server-Streaming vs REST Long-Polling Under Load" (.NET 8)',
     setup:
       '.NET 8 / Kestrel on a 4-vCPU VM, generator on a second VM, 5,000 clients x 10 events/s, 60 s runs, median of five. Ours: Node + Nest on one shared 2-core host, service and generator pinned to one core each.',
     figures: [
@@ -40,7 +45,7 @@ export const ARTICLE_FIGURES: readonly ArticleFigure[] = [
   },
   {
     scenario: 'bytes',
-    source: 'seed 001 (WebSocket vs SSE vs long polling, 1,000 events of ~117 bytes)',
+    source: 'seed 001, "WebSocket vs SSE vs Long Polling: The Real Cost of 1,000 Events"',
     setup:
       'Node server with ws, SSE and a parked /poll endpoint, byte-counting TCP proxy, no TLS counted. Ours: the Nest service; socket.io (engine.io framing adds a few bytes over raw ws); the -h2 rows run over TLS, so TLS record overhead is in them.',
     figures: [
@@ -74,7 +79,7 @@ export const ARTICLE_FIGURES: readonly ArticleFigure[] = [
   },
   {
     scenario: 'backpressure',
-    source: 'seed 002 (Spring Boot 4.1: RSocket vs gRPC vs WebSocket)',
+    source: 'seed 002, "RSocket vs gRPC vs WebSocket on Spring Boot 4.1" (September 2026)',
     setup:
       'an unbounded server stream; the client takes 100 then stops reading. Ours: a paced simulator (not an unbounded loop) and a bounded per-subscriber queue.',
     figures: [
@@ -92,7 +97,8 @@ export const ARTICLE_FIGURES: readonly ArticleFigure[] = [
   },
   {
     scenario: 'unary',
-    source: 'seed 003 (ASP.NET Core gRPC, GrpcGreeter on .NET Core 3.1, run 1)',
+    source:
+      'seed 003, sebidenes/GrpcPerformance (ASP.NET Core gRPC, GrpcGreeter on .NET Core 3.1, run 1, May 2021)',
     setup: '500 calls per case, concurrency 50; times are totals for all 500 calls.',
     figures: [
       ['Grpc.AspNetCore: sequential new channel / reused', '3,177 ms / 1,095 ms'],

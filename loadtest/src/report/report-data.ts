@@ -27,7 +27,7 @@ export interface Report {
     readonly transports: readonly string[];
     readonly pinned: boolean;
     readonly target: string | null;
-    /** The service bundle the runs started (LOADTEST_SERVICE_ENTRY or dist/). */
+    /** The service bundle the runs started (LOADTEST_SERVICE_ENTRY or dist/), as portablePath records it. */
     readonly serviceEntry?: string;
     /** `--node`: the binary that ran the service and bare servers, and its version. */
     readonly serviceNode?: { readonly path: string; readonly version: string };

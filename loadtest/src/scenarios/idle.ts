@@ -79,12 +79,9 @@ export function marginalKB(
  * last with all connected and settled before the (idle) window, and reported as the
  * "marginal" cost: the median of KB per connection over the stretches after the first
  * eighth, what one more connection costs a warm service. The whole figure, from an
- * empty service, also carries one-off costs: on Node 26 glibc's per-thread malloc arenas
- * grew by 7-13 MB once, between 500 and 750 SSE connections, and kept it (memory of the
- * JIT's background compilation of the now hot connection path, freed by V8 but not
- * returned: gone with --no-opt --no-maglev), which reads as 5-10 KB per connection at
- * 1,000-2,000 connections (loadtest/results/idle/README.md). The median of seven stretches
- * passes over such a step in one or two of them; the last plateau is read before the
+ * empty service, also carries one-off costs (on Node 26 the malloc arenas of the JIT's
+ * background compilation grow once when the connection path gets hot, docs/runtime.md);
+ * the median of seven stretches passes over such a step; the last plateau is read before the
  * window, as the window's own traffic (the admin API's scrapes, the inspector) leaves
  * a few hundred KB behind that the whole figure also counts.
  */

@@ -44,7 +44,7 @@ export interface Scenario {
   run(ctx: RunContext, o: ScenarioOptions): Promise<RunResult[]>;
   /**
    * Run each transport in a fresh generator process when several are asked for in one
-   * invocation (see isolate/per-process.ts): for scenarios whose runs leave the generator
+   * invocation (see per-process.ts): for scenarios whose runs leave the generator
    * in a state that would colour the next transport's figures.
    */
   readonly processPerTransport?: boolean;

@@ -84,8 +84,7 @@ export class HttpAuthGuard implements CanActivate {
 
   /**
    * What a handler's decorators ask for, read once per handler: metadata is fixed when the
-   * module loads, and reading it on every request (four Reflect lookups) showed in the
-   * long-poll CPU profile, where every poll is a request.
+   * module loads, and every poll is a request.
    */
   private declaredFor(ctx: ExecutionContext): DeclaredAuth {
     const handler = ctx.getHandler();

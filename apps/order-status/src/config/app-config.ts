@@ -16,6 +16,7 @@ import {
   DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
   DEFAULT_REDIS_HISTORY_SIZE,
   DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_PING_INTERVAL_MS,
   DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
 } from '@app/redis-store/redis-store-options'; // not the index: it loads ioredis
 import {
@@ -136,6 +137,7 @@ export interface RedisConfig {
   readonly keyPrefix: string;
   readonly historySize: number;
   readonly commandTimeoutMs: number;
+  readonly pingIntervalMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnectMaxDelayMs: number;
   readonly clusterSlotsRefreshMs: number;
@@ -523,6 +525,13 @@ function readRedisConfig(r: EnvReader, idempotencyWindowMs: number): RedisConfig
       50,
       60_000,
       'a command to a hung Redis fails after this (publish answers 503)',
+    ),
+    pingIntervalMs: r.int(
+      'REDIS_PING_INTERVAL_MS',
+      DEFAULT_REDIS_PING_INTERVAL_MS,
+      100,
+      60_000,
+      'how often Redis is pinged; a PING that fails (after `REDIS_COMMAND_TIMEOUT_MS`) makes the instance not ready until one succeeds',
     ),
     connectTimeoutMs: r.int(
       'REDIS_CONNECT_TIMEOUT_MS',

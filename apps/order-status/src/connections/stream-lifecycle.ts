@@ -97,9 +97,8 @@ export interface StreamSubscription {
  * once the stream is open, `error` (with the typed error) only when it could not open,
  * `complete` when the connection is over; after `error` or `complete` nothing more is
  * said. It is a plain object rather than an RxJS Observable for memory: a held long-poll
- * or an idle stream keeps its lifecycle for its whole life, and an Observable with its
- * subscriber, observer and teardown closures, plus the plan's closures and contexts they
- * capture, was about 2 KB of every idle connection (load test, idle scenario). Here the
+ * or an idle stream keeps its lifecycle for its whole life, and an Observable keeps its
+ * subscriber, observer and teardown closures and what they capture with it. Here the
  * connection keeps this one object (which is also the `StreamContext`), the port's
  * listener and the handle; the plan's steps are let go once they have run.
  *

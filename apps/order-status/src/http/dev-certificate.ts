@@ -40,8 +40,8 @@ export async function loadTlsMaterial(opts: {
   } catch {
     // Not made yet: make it below.
   }
-  // Loaded here, not at the top: selfsigned and its ASN.1 stack cost about 0.1 s of CPU
-  // (5-8 % of start-up) and are needed once, on the first start without a certificate.
+  // Loaded here, not at the top: selfsigned and its ASN.1 stack slow every start and are
+  // needed once, on the first start without a certificate.
   const { generate } = await import('selfsigned');
   const notAfter = new Date(Date.now() + DEV_CERT_DAYS * 86_400_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {

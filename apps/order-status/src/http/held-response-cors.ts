@@ -16,8 +16,7 @@ interface CorsCopy {
  * included, from the reply (`hijackedHead()`), and nothing else ends them. The copy
  * there is not only redundant: a Node response with headers already set stores every
  * header of its head, as `[name, value]` pairs in a per-response map, for the
- * response's whole life; about 0.9 KB of every open SSE stream (load test, idle
- * scenario, heap snapshots). Every other route keeps NestJS's behaviour.
+ * response's whole life. Every other route keeps NestJS's behaviour.
  *
  * Returns false when the adapter has no such step (a NestJS that no longer copies):
  * then there is nothing to skip. `held-response-cors.spec.ts` pins the installed

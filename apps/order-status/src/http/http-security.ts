@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config';
 import { DOCS_PATH } from '../openapi/docs-page';
+import { CLIENT_LIBRARY_PATHS } from '../ops/demo-page';
 import { skipCorsCopyOnHeldResponses } from './held-response-cors';
 import { registerOrderIdGate } from '../orders/order-id-gate';
 import { requireJsonBodies } from './json-bodies';
@@ -16,9 +17,20 @@ const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'last-event-id'];
  */
 const PAGE_ROUTES = new Set(['/', '/*']);
 
-/** The header set for a route: the demo page's, the API docs' or the API's. */
-function headersFor(route: string): HeaderSet {
-  if (PAGE_ROUTES.has(route)) return SECURITY_HEADERS.page;
+/** The path of a request URL, without its query. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/**
+ * The header set for a route: the demo page's (the client library's for its builds), the
+ * API docs' or the API's.
+ */
+function headersFor(route: string, url: string): HeaderSet {
+  if (PAGE_ROUTES.has(route)) {
+    return CLIENT_LIBRARY_PATHS.has(pathOf(url)) ? SECURITY_HEADERS.library : SECURITY_HEADERS.page;
+  }
   if (route === DOCS_PATH || route.startsWith(`${DOCS_PATH}/`)) return SECURITY_HEADERS.docs;
   return SECURITY_HEADERS.api;
 }
@@ -48,7 +60,7 @@ export async function applyHttpSecurity(
     .getHttpAdapter()
     .getInstance()
     .addHook('onSend', (req, reply, payload, done) => {
-      void reply.headers(headersFor(req.routeOptions.url ?? ''));
+      void reply.headers(headersFor(req.routeOptions.url ?? '', req.url));
       done(null, payload);
     });
   // Before the routes and the auth guard: a malformed id is a 400 whoever asks.

@@ -7,7 +7,6 @@ import {
   type ServerHttp2Session,
 } from 'node:http2';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError } from 'fastify';
 import { errorBody, ErrorCode, GatewayError } from '@app/contracts';
@@ -32,10 +31,14 @@ export interface HttpServers {
   readonly http: HttpServer;
   /**
    * The end of the drain: both listeners close, HTTP/2 sessions get GOAWAY (open streams
-   * may finish), then anything still open after `graceMs` is destroyed. Without it,
-   * `server.close()` waits for idle keep-alive connections and h2 sessions forever.
+   * may finish), then every TCP connection still open after `graceMs` is destroyed, on
+   * both ports and whatever runs on it (HTTP/1.1, HTTP/2 sessions, upgraded engine.io
+   * websockets). Without it, `server.close()` waits for idle keep-alive connections, and
+   * a peer that stopped reading keeps a session's GOAWAY or a websocket's close frame
+   * unsent, and its socket open, for as long as TCP lets it. Resolves with the number
+   * of connections destroyed.
    */
-  closeConnections(graceMs: number): Promise<void>;
+  closeConnections(graceMs: number): Promise<number>;
   /**
    * Graceful shutdown's first step: HTTP/2 sessions get GOAWAY (no new streams; open ones,
    * e.g. SSE, may finish), and so does any session opened from now on. The listeners stay
@@ -96,7 +99,7 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
   if (!http || !secure) throw new Error('Fastify did not call serverFactory');
   const plain = http;
   const secureServer = secure;
-  const sockets = trackSockets(secure);
+  const sockets = trackConnections([plain, secureServer]);
   const sessions = new Set<ServerHttp2Session>();
   let closing = false;
   secure.on('session', (session: ServerHttp2Session) => {
@@ -120,24 +123,35 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
       for (const session of sessions) session.close();
       plain.closeIdleConnections();
       const deadline = Date.now() + graceMs;
-      while ((sessions.size > 0 || sockets.size > 0) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
+      while (sockets.size > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, CLOSE_POLL_MS));
       }
       for (const session of sessions) session.destroy();
+      // A destroyed session (or an ended websocket) still waits to flush what its peer
+      // never reads before it lets go of the socket: only the TCP socket's own destroy
+      // frees it at once.
+      const destroyed = sockets.size;
       for (const socket of sockets) socket.destroy();
-      plain.closeAllConnections();
+      return destroyed;
     },
   };
 }
 
-/** TLS sockets that negotiated http/1.1 on the secure port (h2 ones are tracked as sessions). */
-function trackSockets(server: Http2SecureServer): Set<Socket> {
+/** How often `closeConnections` looks whether every connection has gone (a bounded wait). */
+const CLOSE_POLL_MS = 20;
+
+/**
+ * Every TCP connection the servers accept, as the raw socket under TLS, HTTP/2 and
+ * WebSocket upgrades ('connection' comes before any of them), until it closes.
+ */
+function trackConnections(servers: readonly (HttpServer | Http2SecureServer)[]): Set<Socket> {
   const sockets = new Set<Socket>();
-  server.on('secureConnection', (socket: TLSSocket) => {
-    if (socket.alpnProtocol === 'h2') return;
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  for (const server of servers) {
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+  }
   return sockets;
 }
 

@@ -46,6 +46,18 @@ const PAGE_OPTIONS: HelmetOptions = {
   xFrameOptions: { action: 'deny' },
 };
 
+/**
+ * The client library's builds: the page set, but `Cross-Origin-Resource-Policy:
+ * cross-origin`, so a page of another origin may load them (a classic script is a no-cors
+ * load, which `same-origin` blocks; Fetch standard, CORP check). They are public code with
+ * no user data, what CORP protects; a module script is a CORS load, answered for the
+ * origins in HTTP_CORS_ORIGINS only.
+ */
+const LIBRARY_OPTIONS: HelmetOptions = {
+  ...PAGE_OPTIONS,
+  crossOriginResourcePolicy: { policy: 'cross-origin' },
+};
+
 /** helmet's page set with the docs CSP alone (none of helmet's default directives). */
 const DOCS_OPTIONS: HelmetOptions = {
   contentSecurityPolicy: { useDefaults: false, directives: { ...DOCS_CONTENT_SECURITY_POLICY } },
@@ -81,9 +93,8 @@ export type HeaderSet = Readonly<Record<string, string>>;
 /**
  * Runs helmet's middleware once against a recording response and keeps the headers it
  * sets. helmet stays the authority on header names and values, but nothing is rebuilt
- * per request: @fastify/helmet called helmet(options) (and so re-serialised the CSP)
- * on every request, 3 % of the service's CPU in a short-poll profile, and every held
- * response kept its own copies of the strings.
+ * per request (@fastify/helmet calls helmet(options), re-serialising the CSP, on every
+ * request) and held responses share the strings.
  */
 export function recordHelmetHeaders(options: HelmetOptions): HeaderSet {
   const headers: Record<string, string> = {};
@@ -108,6 +119,8 @@ export function recordHelmetHeaders(options: HelmetOptions): HeaderSet {
 export interface SecurityHeaders {
   /** The demo page and its assets. */
   readonly page: HeaderSet;
+  /** The client library's browser builds, which other origins may load. */
+  readonly library: HeaderSet;
   /** The API documentation (/docs) and its assets. */
   readonly docs: HeaderSet;
   /** Everything else: /v1 API, streams, health, metrics, errors. */
@@ -117,6 +130,7 @@ export interface SecurityHeaders {
 /** Recorded once, when this module loads: fixed strings shared by every response. */
 export const SECURITY_HEADERS: SecurityHeaders = Object.freeze({
   page: recordHelmetHeaders(PAGE_OPTIONS),
+  library: recordHelmetHeaders(LIBRARY_OPTIONS),
   docs: recordHelmetHeaders(DOCS_OPTIONS),
   api: recordHelmetHeaders(API_OPTIONS),
 });

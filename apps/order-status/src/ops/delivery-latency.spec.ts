@@ -3,8 +3,8 @@ import { nowUs } from '@app/contracts';
 import { DeliveryLatencyHistogram } from './delivery-latency';
 
 describe('DeliveryLatencyHistogram', () => {
-  // The clock stands still while recording: a stall between `now` and record() (a
-  // loaded CI host took 0.5 ms once) would move a 0.3 ms latency out of its bucket.
+  // The clock stands still while recording: a stall between `now` and record() on a
+  // loaded host would move a latency out of its bucket.
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 

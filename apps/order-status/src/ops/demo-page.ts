@@ -17,9 +17,21 @@ export function publicDir(): string {
 }
 
 /**
- * The demo page at `/` and its assets (including the socket.io client bundle, vendored
- * in public/vendor: no CDN), through @fastify/static. API routes are matched first; the
- * static wildcard only answers what no controller does.
+ * The client library's browser builds (libs/client, `npm run build:client`): the IIFE the
+ * demo page loads and the ES module other origins' pages import. They get the library
+ * header set (http/security-headers.ts), which lets other origins load them.
+ */
+export const CLIENT_LIBRARY_PATHS: ReadonlySet<string> = new Set([
+  '/assets/order-status-client.js',
+  '/assets/order-status-client.mjs',
+]);
+
+/**
+ * The demo page at `/` and its assets (the client library's bundle with socket.io-client
+ * included: no CDN), through @fastify/static. API routes are matched first; the static
+ * wildcard only answers what no controller does. A file with a prebuilt `.br` or `.gz`
+ * beside it is sent in the encoding the request accepts (`Vary: accept-encoding`), with
+ * that file's own ETag: compressed once at build time, never per request.
  */
 export function serveDemoPage(app: NestFastifyApplication): void {
   app.useStaticAssets({
@@ -30,5 +42,6 @@ export function serveDemoPage(app: NestFastifyApplication): void {
     cacheControl: true,
     maxAge: 0,
     etag: true,
+    preCompressed: true,
   });
 }

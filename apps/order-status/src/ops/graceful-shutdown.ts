@@ -5,7 +5,11 @@ import { MIN_RECONNECT_ADVICE_MS, type OrderEventBus } from '@app/event-bus';
 import { endFrame, retryFrame } from '../transports/sse/sse-frames';
 import type { Readiness } from './readiness.service';
 
-/** @default 1_000 ms open connections get to flush their last writes after the drain */
+/**
+ * @default 1_000 ms open connections get to flush their last writes (and their peers to
+ * answer GOAWAY or a close frame) before they are destroyed; taken from the end of the
+ * drain window, and at most half of it.
+ */
 export const CLOSE_GRACE_MS = 1_000;
 /** How often the drain looks at the open-connection count (a bounded condition wait). */
 const DRAIN_POLL_MS = 20;
@@ -23,8 +27,11 @@ export interface ShutdownSteps {
   stopAccepting(): void;
   /** Runs right after every stream was told to reconnect (closes socket.io engines). */
   afterAdvice(): void;
-  /** Destroys whatever is still connected after `graceMs`. */
-  closeConnections(graceMs: number): Promise<void>;
+  /**
+   * Destroys every connection still open after `graceMs`, whatever its peer does;
+   * resolves with how many it destroyed.
+   */
+  closeConnections(graceMs: number): Promise<number>;
   /** Closes Nest: module shutdown hooks, gRPC, socket.io, then the store (Redis). */
   closeApp(): Promise<void>;
 }
@@ -40,8 +47,11 @@ export interface ShutdownSteps {
  *    clients of this instance do not come back in one burst: SSE `retry:` then
  *    `event: end`, socket.io `end {retryAfterMs}` then the connection closes, gRPC
  *    UNAVAILABLE, long-poll answered at once with `Retry-After`;
- * 4. wait for the clients to leave, at most `drainMs`;
- * 5. close what remains, then Nest (and with it the store's connection).
+ * 4. wait for the clients to leave;
+ * 5. close the listeners and give what remains a short grace, then destroy it: a peer
+ *    that stopped reading never takes its advice, GOAWAY or close frame, so only its
+ *    socket's destroy ends it. Steps 4 and 5 fit in `drainMs`. Then close Nest (and with
+ *    it the store's connection).
  */
 export async function gracefulShutdown(steps: ShutdownSteps): Promise<void> {
   const logger = new Logger('Shutdown');
@@ -51,7 +61,8 @@ export async function gracefulShutdown(steps: ShutdownSteps): Promise<void> {
   const streams = steps.bus.subscriberCount();
   steps.bus.endAll(StreamEndReason.Shutdown, { reconnectJitterMs: steps.reconnectJitterMs });
   steps.afterAdvice();
-  const deadline = startedAt + steps.drainMs;
+  const graceMs = Math.min(CLOSE_GRACE_MS, Math.floor(steps.drainMs / 2));
+  const deadline = startedAt + steps.drainMs - graceMs;
   while (openConnections(steps.bus) > 0 && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
   }
@@ -59,7 +70,10 @@ export async function gracefulShutdown(steps: ShutdownSteps): Promise<void> {
   logger.log(
     `drained in ${Math.round(performance.now() - startedAt)} ms: ${streams} streams advised to reconnect, ${left} connections left`,
   );
-  await steps.closeConnections(left > 0 ? CLOSE_GRACE_MS : 0);
+  const destroyed = await steps.closeConnections(graceMs);
+  if (destroyed > 0) {
+    logger.warn(`${destroyed} connections still open after a ${graceMs} ms grace: destroyed`);
+  }
   await steps.closeApp();
 }
 

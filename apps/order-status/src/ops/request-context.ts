@@ -7,8 +7,7 @@ import type { AppConfig } from '../config/app-config';
  * The context is free where AsyncLocalStorage runs on AsyncContextFrame: Node 24 and later
  * by default, Node 22 and 23 with `--experimental-async-context-frame`. Before that (Node
  * 20, which the service still supports), the first `run()` turns promise hooks on for
- * every promise of the process for good: a single REST publish made every later long-poll
- * about 1.25x dearer in the load test (`loadtest/results/overhead/README.md`). So by
+ * every promise of the process for good, which makes every later request dearer. So by
  * default (`auto`) the context is used only where it costs nothing; `on` keeps it on any
  * runtime, `off` drops it everywhere. The request's own completion line carries its id
  * either way.

@@ -13,9 +13,8 @@ import { isQuietRequest, REQUEST_LOG_OPTIONS } from './logging';
  * long-poll), which get opened/closed lines from ConnectionLog instead and of which a
  * poll is a request many times a second, and the quiet requests (probes, scrapes, the
  * demo page's files). nestjs-pino's own way, a Nest middleware on every path with the
- * held routes excluded, still sent every poll through middie and Nest's exclusion check;
- * and on Node 20 the request context of a single probe (an AsyncLocalStorage) turned
- * promise hooks on for every promise of the process from then on.
+ * held routes excluded, still sent every poll through middie and Nest's exclusion check,
+ * and before Node 24 a request context turns promise hooks on for the whole process.
  *
  * With `context` (see request-context.ts for when), lines logged while handling a request
  * carry its id: the rest of the request runs in nestjs-pino's request context

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis-client';
+import { RedisPing } from '../redis-ping';
 import type { RedisStoreOptions } from '../redis-store-options';
 import { authStateKeys } from './auth-state-keys';
 import { RedisConnectionLimiter } from './redis-connection-limiter';
@@ -28,11 +29,13 @@ export class RedisAuthState {
   readonly tickets: RedisStreamTicketStore;
   readonly connections: RedisConnectionLimiter;
   readonly rateStorage: RedisThrottlerStorage;
+  private readonly ping: RedisPing;
   private closing?: Promise<void>;
 
   constructor(opts: RedisAuthStateOptions) {
     const { client, options } = createRedisClient(opts.redis);
     this.client = client;
+    this.ping = new RedisPing(client, options.pingIntervalMs);
     const logger = new Logger('RedisAuthState');
     // One line per outage is the order store's job; here the details go to debug.
     client.on('error', (err: Error) => logger.debug?.(`redis: ${err.message}`));
@@ -50,11 +53,12 @@ export class RedisAuthState {
   }
 
   /**
-   * 'up' once its connection is ready. While it is not, every ticket, connection-slot and
-   * rate-limit check answers 503 (no offline queue), so readiness follows it.
+   * 'up' while its connection is ready and Redis answers. Otherwise every ticket,
+   * connection-slot and rate-limit check answers 503 (no offline queue, or the command
+   * timeout), so readiness follows it.
    */
   health(): 'up' | 'down' {
-    return this.client.status === 'ready' ? 'up' : 'down';
+    return this.client.status === 'ready' && this.ping.answering ? 'up' : 'down';
   }
 
   /** Resolves true once the connection is ready, false after `timeoutMs` (never rejects). */
@@ -75,6 +79,7 @@ export class RedisAuthState {
   /** Removes this instance's connection counts, then closes the connection; bounded. */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
+      this.ping.close();
       await this.connections.close();
       await this.tickets.close();
       await closeRedisClient(this.client);

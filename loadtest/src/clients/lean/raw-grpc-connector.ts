@@ -27,9 +27,8 @@ export interface RawGrpcOptions {
  * Why: at scale every subscriber is a gRPC client in the generator's one process. grpc-js
  * spends its own work on every message (a stream decoder, interceptors, a Readable per
  * call), and below it `node:http2` (the lean client, LeanGrpcConnector) turns every DATA
- * frame into a stream 'data' event through nghttp2's callbacks: on a slow 2-vCPU host the
- * generator's core filled first at 3,000 subscribers with the service's at 83 %
- * (loadtest/results/scale/README.md). Here per event the client does a frame header,
+ * frame into a stream 'data' event through nghttp2's callbacks, so the generator's core
+ * filled before the service's. Here per event the client does a frame header,
  * gRPC's prefix and the lean protobuf read.
  *
  * The request is the same header block on every connection (literals, never indexed) and

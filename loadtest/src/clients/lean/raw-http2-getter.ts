@@ -24,9 +24,8 @@ const NO_STREAM: HttpStream = {
  *
  * Why: a long-poll subscriber sends a request per event, so at 1,000 subscribers the
  * generator is an HTTP/2 client making 10,000 requests a second; through `node:http2`
- * (a ClientHttp2Stream, its headers objects and events per poll) it used 69-84 % of its
- * core where the climb ended (loadtest/results/scale/README.md), near the mark where a
- * step is read as the generator's limit. Here a poll is one HEADERS frame (the block
+ * (a ClientHttp2Stream, its headers objects and events per poll) its core neared the mark
+ * where a step is read as the generator's limit. Here a poll is one HEADERS frame (the block
  * encoded once per header set, the path's field per poll) and its answer a header block
  * through hpack.js and DATA frames read in one loop per socket read.
  *

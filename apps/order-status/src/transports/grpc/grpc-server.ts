@@ -54,8 +54,8 @@ export class BoundServerGrpc extends ServerGrpc {
    * Server-streaming methods (Subscribe) without Nest's per-call wrapper, which an open
    * call keeps for its whole life: two suspended async functions (its processing-hooks
    * runner, which this service does not use), a copy of the call object, and
-   * `writeObservableToGrpc`'s subscription, drain and cancel closures and value buffer,
-   * about 3 KB of every idle stream (load test, idle scenario). The handler chain itself
+   * `writeObservableToGrpc`'s subscription, drain and cancel closures and value buffer.
+   * The handler chain itself
    * (guards, pipes, exception filter) is Nest's as before; see stream-call.ts for how the
    * call ends.
    */

@@ -48,8 +48,7 @@ export interface SubscribeDeps {
  *
  * The call's opened and closed log lines are written here too, rather than by a Nest
  * interceptor: an interceptor makes Nest run the handler inside an RxJS pipeline (defer,
- * mergeAll, tap, finalize) that an open call keeps for its whole life, several KB of
- * every idle stream (load test, idle scenario).
+ * mergeAll, tap, finalize) that an open call keeps for its whole life.
  *
  * `connectionsByTransport.grpc` counts open Subscribe streams, the gRPC counterpart of
  * an open SSE response (grpc-js does not expose its HTTP/2 sessions).

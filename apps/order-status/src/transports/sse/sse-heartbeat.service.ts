@@ -18,9 +18,8 @@ export interface HeartbeatEntry {
  * one wake-up per period, not thousands.
  *
  * Only streams that sent nothing since the last beat get a heartbeat: a stream carrying
- * events needs none, and writing to every stream at once stalls the event loop (about
- * 10 us a write, so 50 ms at 5,000 streams) right when they are busiest, which the load
- * test's scale steps showed as a p99 spike.
+ * events needs none, and writing to every stream at once stalls the event loop right
+ * when the streams are busiest.
  */
 @Injectable()
 export class SseHeartbeat implements OnModuleDestroy {

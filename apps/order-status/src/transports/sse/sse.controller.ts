@@ -243,10 +243,8 @@ class SseWriter implements DeliverySink, ConnectionPort, HeartbeatEntry {
         ...(this.http2 ? {} : { connection: 'keep-alive' }),
       }),
     );
-    // The head goes out on its own. HTTP/1.1 responses keep their head string for their
-    // whole life (`headersSent`); sent with the first frame it stays a tree of ~50
-    // concatenated pieces, sent alone it is written, and so flattened, as one string:
-    // ~1.1 KB less per open stream.
+    // The head goes out on its own: HTTP/1.1 responses keep their head string for their
+    // whole life, and sent alone it is flattened to one string instead of a rope of pieces.
     this.res.flushHeaders();
     this.res.write(retryFrame(this.retryMs));
     this.heartbeat.add(this);

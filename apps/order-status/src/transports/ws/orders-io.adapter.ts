@@ -50,8 +50,8 @@ export class OrdersIoAdapter extends IoAdapter {
   /**
    * Nest's IoAdapter wires every message handler, per socket, through an RxJS pipeline
    * (fromEvent, mergeMap, takeUntil a shared disconnect$, and their subscribers), which a
-   * connected socket keeps for its whole life: about 5 KB of every idle socket (load test,
-   * idle scenario). One plain listener per message does the same work per message: the
+   * connected socket keeps for its whole life. One plain listener per message does the
+   * same work per message: the
    * handler's result goes through Nest's `transform`; a non-nil result with an `event`
    * is emitted, any other is the ack unless the handler acks itself (`@Ack()`); a
    * failing handler is logged and the socket goes on.

@@ -1,0 +1,107 @@
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { generateDtsBundle } from 'dts-bundle-generator';
+import { build, type BuildOptions } from 'esbuild';
+import {
+  BASE_OPTIONS,
+  BROWSER_ENTRY,
+  BROWSER_TARGET,
+  CLIENT_DIR,
+  NODE_ENTRY,
+  NODE_TARGET,
+  ROOT,
+} from './build-options';
+
+/** What `npm pack` ships besides package.json and README.md (package.json `files`). */
+export const PACKAGE_DIST = join(CLIENT_DIR, 'dist');
+
+/** The package's `exports` targets, relative to libs/client. */
+export const PACKAGE_FILES = {
+  browser: 'dist/browser.mjs',
+  node: 'dist/node.mjs',
+  types: 'dist/index.d.mts',
+  proto: 'dist/proto/order_status.proto',
+} as const;
+
+interface PackageJson {
+  readonly peerDependencies: Record<string, string>;
+}
+
+/**
+ * The peers stay imports (the team's copy, one version per app); everything else the
+ * library imports, libs/contracts included, is bundled in, so no `@app/*` alias is left.
+ */
+function peers(): string[] {
+  const pkg = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as PackageJson;
+  return Object.keys(pkg.peerDependencies);
+}
+
+/**
+ * `require` and `__dirname` for the CommonJS habits the sources keep (`require.resolve` of
+ * an optional peer, contracts' proto lookup that walks up from `__dirname`), defined from
+ * `import.meta.url` in each ES module of the Node build (Node's documented equivalents).
+ */
+const NODE_ESM_BANNER = [
+  "import { createRequire as __createRequire } from 'node:module';",
+  "import { dirname as __dirnameOf } from 'node:path';",
+  "import { fileURLToPath as __fileURLToPath } from 'node:url';",
+  'const require = __createRequire(import.meta.url);',
+  'const __dirname = __dirnameOf(__fileURLToPath(import.meta.url));',
+].join('\n');
+
+function packageOptions(external: string[]): BuildOptions {
+  return {
+    ...BASE_OPTIONS,
+    external,
+    format: 'esm',
+    outdir: PACKAGE_DIST,
+    outExtension: { '.js': '.mjs' },
+    write: true,
+  };
+}
+
+/**
+ * Builds libs/client/dist: the ESM entry for browsers (and bundlers), the ESM entry for
+ * Node with gRPC in a chunk of its own (loaded on first use, so its peers are optional),
+ * one `.d.mts` for both, and the proto the gRPC transport loads. Run by `prepack`.
+ */
+export async function buildPackage(): Promise<void> {
+  rmSync(PACKAGE_DIST, { recursive: true, force: true });
+  const external = peers();
+  await build({
+    ...packageOptions(external),
+    entryPoints: { browser: BROWSER_ENTRY },
+    platform: 'browser',
+    target: [BROWSER_TARGET],
+  });
+  await build({
+    ...packageOptions(external),
+    entryPoints: { node: NODE_ENTRY },
+    platform: 'node',
+    target: [NODE_TARGET],
+    // An import() of gRPC becomes its own file, so its static imports of the peers run
+    // only when a watch asks for gRPC.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    banner: { js: NODE_ESM_BANNER },
+  });
+  // The `@app/*` aliases resolved and libs/contracts' types inlined: one self-contained file.
+  const [types] = generateDtsBundle(
+    [{ filePath: NODE_ENTRY, output: { noBanner: true, exportReferencedTypes: true } }],
+    { preferredConfigPath: join(CLIENT_DIR, 'tsconfig.lib.json') },
+  );
+  writeFileSync(join(CLIENT_DIR, PACKAGE_FILES.types), types);
+  const proto = join(CLIENT_DIR, PACKAGE_FILES.proto);
+  mkdirSync(dirname(proto), { recursive: true });
+  copyFileSync(join(ROOT, 'proto', 'order_status.proto'), proto);
+}
+
+if (require.main === module) {
+  buildPackage().then(
+    () => process.stdout.write(`built ${relative(ROOT, PACKAGE_DIST)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
