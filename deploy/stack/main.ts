@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     'Try:',
     `  curl -N${bearer('Authorization')} ${urls.http}/v1/orders/order-1/stream`,
     `  curl --cacert .certs/dev-cert.pem --http2 -N${bearer('Authorization')} ${urls.https}/v1/orders/order-1/stream`,
-    `  grpcurl -cacert .certs/dev-cert.pem${bearer('authorization')} -d '{"order_id":"order-1"}' ${urls.grpc} orderstatus.v1.OrderStatusService/Subscribe`,
+    `  ORDER_STATUS_TOKEN=$TOKEN npm run -s grpc -- --cacert .certs/dev-cert.pem --url ${urls.grpc} Subscribe '{"order_id":"order-1"}'`,
+    `  ORDER_STATUS_TOKEN=$TOKEN npm run watch -- order-1 --url ${urls.http}`,
     `Ctrl-C stops everything. (nginx config: rendered from deploy/nginx/order-status.conf.template; ports ${settings.nginx.httpPort}/${settings.nginx.httpsPort}/${settings.nginx.grpcPort})`,
     '',
   ];

@@ -65,6 +65,9 @@ export const STACK: StackSettings = {
     // token both accept. A real deployment sets its own AUTH_HS256_SECRET or a JWKS
     // (NODE_ENV=production refuses the demo secret; docs/security.md).
     AUTH_HS256_SECRET: DEMO_HS256_SECRET,
+    // The demo switch, stated because the Docker image sets NODE_ENV=production, which
+    // refuses the demo secret (test/stack/compose-start.e2e-spec.ts starts it that way).
+    NODE_ENV: 'development',
     AUTH_ISSUER: DEFAULT_ISSUER,
     AUTH_AUDIENCE: DEFAULT_AUDIENCE,
   },

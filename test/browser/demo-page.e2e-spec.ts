@@ -105,6 +105,21 @@ describe('demo page in chromium', () => {
     },
   );
 
+  it('says what it offers: the transports of its picker, by name', async () => {
+    app = await startTestApp();
+    const page = await browser.context.newPage();
+    await page.goto(`${app.httpUrl}/`);
+    const offered = (await page.locator('[name=transport] + span').allTextContents()).map((t) =>
+      t.trim(),
+    );
+    const tagline = (await page.textContent('.tagline')) ?? '';
+    for (const name of offered) expect(tagline).toContain(name);
+    // A count of transports, if the tagline gives one, is the picker's.
+    const counts = ['one', 'two', 'three', 'four', 'five'];
+    const count = /\b(one|two|three|four|five) transports\b/i.exec(tagline)?.[1];
+    if (count !== undefined) expect(counts.indexOf(count.toLowerCase()) + 1).toBe(offered.length);
+  });
+
   it('EventSource reconnects with Last-Event-ID after the server ends the stream (max age)', async () => {
     app = await startTestApp({
       STREAM_MAX_AGE_MS: '1500',

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { OrderStatus } from '@app/contracts/order-status';
@@ -21,17 +22,17 @@ interface Watcher {
   seqs(): number[];
 }
 
-function startWatcher(
-  app: TestApp,
+/** Starts the CLI for order cli-1 with `args`; `env` over the test's own environment. */
+function spawnWatcher(
   transport: (typeof TRANSPORTS)[number],
-  token = DEFAULT_TEST_TOKEN,
+  args: readonly string[],
+  env: Record<string, string> = {},
 ): Watcher {
-  const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
-  const child = spawn(
-    process.execPath,
-    [TSX, CLI, 'cli-1', '--transport', transport, '--url', url, '--token', token],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [TSX, CLI, 'cli-1', '--transport', transport, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const lines: string[] = [];
   createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
   createInterface({ input: child.stderr }).on('line', (l) => lines.push(`stderr: ${l}`));
@@ -41,6 +42,38 @@ function startWatcher(
     lines,
     seqs: () => lines.flatMap((l) => /\s#(\d+)\s/.exec(l)?.slice(1, 2).map(Number) ?? []),
   };
+}
+
+function startWatcher(
+  app: TestApp,
+  transport: (typeof TRANSPORTS)[number],
+  token = DEFAULT_TEST_TOKEN,
+): Watcher {
+  const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
+  return spawnWatcher(transport, ['--url', url, '--token', token]);
+}
+
+/** The CLI as the docs run it: no --url and no --token, both from the environment. */
+function startDefaultWatcher(
+  transport: (typeof TRANSPORTS)[number],
+  env: Record<string, string>,
+  ...args: string[]
+): Watcher {
+  return spawnWatcher(transport, args, {
+    HTTP_PORT: '',
+    GRPC_PORT: '',
+    ORDER_STATUS_TOKEN: '',
+    ...env,
+  });
+}
+
+/** A loopback port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function exited(w: Watcher): Promise<unknown> {
@@ -111,6 +144,47 @@ describe('watch CLI', () => {
       expect(w.child.exitCode).toBe(0);
     }
   });
+
+  it.each(['sse', 'grpc'] as const)(
+    '%s: takes the address from HTTP_PORT / GRPC_PORT and the token from ORDER_STATUS_TOKEN',
+    async (transport) => {
+      app = await startTestApp();
+      await recreate(app, ...HISTORY);
+      const w = startDefaultWatcher(transport, {
+        HTTP_PORT: String(app.ports.http),
+        GRPC_PORT: String(app.ports.grpc),
+        ORDER_STATUS_TOKEN: DEFAULT_TEST_TOKEN,
+      });
+      watchers.push(w);
+      await waitFor(() => w.seqs().length === 3, 'the history printed', 20_000, 50);
+    },
+    30_000,
+  );
+
+  it.each(['sse', 'grpc'] as const)(
+    '%s: names the URL and the cause, and exits 4 when it never connected',
+    async (transport) => {
+      const port = String(await closedPort());
+      const w = startDefaultWatcher(
+        transport,
+        { HTTP_PORT: port, GRPC_PORT: port, ORDER_STATUS_TOKEN: DEFAULT_TEST_TOKEN },
+        '--connect-timeout',
+        '1',
+      );
+      watchers.push(w);
+      // A CLI that retried for ever would never exit (the test's timeout).
+      await exited(w);
+      expect(w.child.exitCode).toBe(4);
+      const address = transport === 'grpc' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
+      expect(w.lines).toContainEqual(
+        expect.stringContaining(`cannot connect to ${address} (`) as string,
+      );
+      expect(w.lines.at(-1)).toMatch(
+        new RegExp(`^stderr: cli-1: no connection to ${address} in 1 s \\(.*ECONNREFUSED`),
+      );
+    },
+    30_000,
+  );
 
   it('exits with code 3 and says why when the token is refused, without retrying', async () => {
     app = await startTestApp();

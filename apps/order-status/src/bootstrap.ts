@@ -114,6 +114,8 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
       orders: config.simulator.orders,
       ratePerOrder: config.simulator.ratePerOrder,
       paddingBytes: config.simulator.paddingBytes,
+      longLivedOrders: config.simulator.longLivedOrders,
+      speed: config.simulator.speed,
       lifecycle: true,
     });
     simulator.start();

@@ -1,13 +1,17 @@
 import { parseWatchArgs, USAGE, type WatchOptions } from './options';
 import { watch } from './watcher';
 
-/** Exit codes: finished or interrupted, bad usage, refused for good by the service. */
+/**
+ * Exit codes: finished or interrupted, bad usage, refused for good by the service, never
+ * connected within --connect-timeout.
+ */
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;
 const EXIT_REFUSED = 3;
+const EXIT_UNREACHABLE = 4;
 
 /**
- * `npm run watch -- <orderId> --transport grpc|sse|ws|longpoll [--url ...] [--token ...]`:
+ * `npm run watch -- <orderId> --transport grpc|sse|ws|longpoll [--url ...] [--token-file ...]`:
  * a terminal client of the service, on the client library. It is an outside client: it
  * knows the wire contract (@app/contracts, @app/client), never the service's internals.
  */
@@ -22,7 +26,7 @@ async function main(): Promise<number> {
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   process.once('SIGTERM', () => abort.abort());
-  const end = await watch(
+  const { end, neverConnected } = await watch(
     options,
     {
       line: (text) => process.stdout.write(`${text}\n`),
@@ -30,6 +34,7 @@ async function main(): Promise<number> {
     },
     abort.signal,
   );
+  if (neverConnected) return EXIT_UNREACHABLE;
   return end.reason === 'error' ? EXIT_REFUSED : EXIT_OK;
 }
 

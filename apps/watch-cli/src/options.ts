@@ -5,10 +5,15 @@ import { parseOrderId } from '@app/contracts/validation';
 export const TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-/** @default 'http://127.0.0.1:3000' (HTTP transports) */
-export const DEFAULT_HTTP_URL = 'http://127.0.0.1:3000';
-/** @default '127.0.0.1:50051' (gRPC) */
-export const DEFAULT_GRPC_ADDRESS = '127.0.0.1:50051';
+/** @default 3000: the service's own HTTP_PORT default, used when HTTP_PORT is unset */
+export const DEFAULT_HTTP_PORT = 3000;
+/** @default 50051: the service's own GRPC_PORT default, used when GRPC_PORT is unset */
+export const DEFAULT_GRPC_PORT = 50051;
+/**
+ * @default 30 s: a watch that has never connected gives up after this (one that did keeps
+ * resuming), so a wrong address fails instead of retrying for ever.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_S = 30;
 
 export interface WatchOptions {
   readonly orderId: string;
@@ -24,20 +29,34 @@ export interface WatchOptions {
   readonly tokenFile?: string;
   /** Resume after this seq instead of from the start of retention. @default 0 */
   readonly after: number;
+  /** Give up when no connection opened within this many ms. */
+  readonly connectTimeoutMs: number;
 }
 
-export const USAGE = `usage: npm run watch -- <orderId> [--transport grpc|sse|ws|longpoll] [--url URL] [--token TOKEN | --token-file PATH] [--after SEQ]
+/** The service's address on this machine: the port it is configured with in this shell. */
+export function defaultUrl(transport: Transport, env: NodeJS.ProcessEnv): string {
+  return transport === 'grpc'
+    ? `127.0.0.1:${env.GRPC_PORT || DEFAULT_GRPC_PORT}`
+    : `http://127.0.0.1:${env.HTTP_PORT || DEFAULT_HTTP_PORT}`;
+}
+
+export const USAGE = `usage: npm run watch -- <orderId> [--transport grpc|sse|ws|longpoll] [--url URL] [--token-file PATH] [--after SEQ] [--connect-timeout S]
 
 Prints every status change and tracking update of one order with its publish-to-receive
 latency, and resumes by itself (from the last seq it printed) after a disconnect or a
 server restart. Exits 0 when the order is finished (or on Ctrl-C), 3 when the service
-refuses the watch for good (bad or expired token, no permission, unknown order).
+refuses the watch for good (bad or expired token, no permission, unknown order), 4 when it
+never connected within --connect-timeout.
 
-  --transport   grpc, sse, ws (socket.io) or longpoll            default: sse
-  --url         http(s)://host:port, or host:port for grpc        default: ${DEFAULT_HTTP_URL} / ${DEFAULT_GRPC_ADDRESS}
-  --token       bearer token (also read from ORDER_STATUS_TOKEN)
-  --token-file  file with the bearer token, re-read when a new token is needed
-  --after       resume after this seq                             default: 0`;
+The token comes from ORDER_STATUS_TOKEN or --token-file (--token also works, but npm
+prints a script's arguments, so the token would show in the terminal).
+
+  --transport        grpc, sse, ws (socket.io) or longpoll       default: sse
+  --url              http(s)://host:port, or host:port for grpc   default: 127.0.0.1 on
+                     HTTP_PORT (${DEFAULT_HTTP_PORT}) or, for grpc, GRPC_PORT (${DEFAULT_GRPC_PORT}), as the service
+  --token-file       file with the bearer token, re-read when a new token is needed
+  --after            resume after this seq                        default: 0
+  --connect-timeout  seconds to wait for a first connection       default: ${DEFAULT_CONNECT_TIMEOUT_S}`;
 
 /** Parses argv; throws an Error whose message is fit for the terminal. */
 export function parseWatchArgs(argv: readonly string[], env = process.env): WatchOptions {
@@ -50,6 +69,7 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
       token: { type: 'string' },
       'token-file': { type: 'string' },
       after: { type: 'string', default: '0' },
+      'connect-timeout': { type: 'string', default: String(DEFAULT_CONNECT_TIMEOUT_S) },
     },
   });
   if (positionals.length !== 1) throw new Error('exactly one order id is required');
@@ -59,6 +79,10 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
   }
   const after = Number(values.after);
   if (!Number.isSafeInteger(after) || after < 0) throw new Error('--after must be an integer >= 0');
+  const connectTimeoutS = Number(values['connect-timeout']);
+  if (!Number.isFinite(connectTimeoutS) || connectTimeoutS <= 0) {
+    throw new Error('--connect-timeout must be a number of seconds > 0');
+  }
   const tokenFile = values['token-file'];
   if (tokenFile !== undefined && values.token !== undefined) {
     throw new Error('give --token or --token-file, not both');
@@ -68,8 +92,9 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
   return {
     orderId: parseOrderId(positionals[0]),
     transport,
-    url: values.url ?? (transport === 'grpc' ? DEFAULT_GRPC_ADDRESS : DEFAULT_HTTP_URL),
+    url: values.url ?? defaultUrl(transport, env),
     after,
+    connectTimeoutMs: connectTimeoutS * 1000,
     ...(token ? { token } : {}),
     ...(tokenFile !== undefined ? { tokenFile } : {}),
   };

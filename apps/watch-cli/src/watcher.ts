@@ -1,6 +1,7 @@
 import { watchOrder, type ConnectionEvent, type EndItem, type WatchItem } from '@app/client/node';
 import { nowUs, StreamEndReason, type OrderEvent } from '@app/contracts/order-events';
 import { readToken, type WatchOptions } from './options';
+import { tcpFailure } from './reachability';
 
 export interface WatchOutput {
   line(text: string): void;
@@ -54,9 +55,10 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
         ? `${time()}  resumed after seq ${e.afterSeq}`
         : `${time()}  connected to ${o.orderId} over ${o.transport}${e.afterSeq > 0 ? `, after seq ${e.afterSeq}` : ''}`;
     case 'retrying':
+      // A failed connection is told once its cause is known (see watch()).
       return END_REASONS.has(e.reason)
         ? `${time()}  stream ended (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`
-        : `${time()}  connection lost (${e.reason}); retrying in ${Math.round(e.delayMs)} ms`;
+        : undefined;
     case 'token':
       return `${time()}  asking for a new token (${e.reason})`;
     default:
@@ -64,36 +66,73 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
   }
 }
 
+/** How a watch ended: the library's end, and whether it gave up never having connected. */
+export interface WatchResult {
+  readonly end: EndItem;
+  /** No connection opened within `connectTimeoutMs`: the watch was given up. */
+  readonly neverConnected: boolean;
+}
+
 /**
  * Follows one order through the client library (libs/client): prints each item, and
  * resolves with the watch's end (completed, aborted by `signal`, or a permanent error:
- * the library has already asked for a new token once where one could help).
+ * the library has already asked for a new token once where one could help). A watch
+ * that has not connected within `connectTimeoutMs` is given up; every failed connection
+ * is printed with the URL and the cause (the TCP error when the address does not accept).
  */
 export async function watch(
   o: WatchOptions,
   out: WatchOutput,
   signal: AbortSignal,
-): Promise<EndItem> {
+): Promise<WatchResult> {
   const tokenFile = o.tokenFile;
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(), o.connectTimeoutMs);
+  let lastFailure: string | undefined;
+  let diagnosing: Promise<void> = Promise.resolve();
+  const failed = (reason: string, delayMs: number) => {
+    diagnosing = tcpFailure(o.url).then((cause) => {
+      lastFailure = cause === undefined || reason.includes(cause) ? reason : `${reason}: ${cause}`;
+      if (!giveUp.signal.aborted && !signal.aborted) {
+        out.line(
+          `${time()}  cannot connect to ${o.url} (${lastFailure}); retrying in ${Math.round(delayMs)} ms`,
+        );
+      }
+    });
+  };
   const w = watchOrder(o.orderId, {
     transport: o.transport,
     baseUrl: o.url,
     after: o.after,
-    signal,
+    signal: AbortSignal.any([signal, giveUp.signal]),
     ...(o.token !== undefined ? { token: o.token } : {}),
     ...(tokenFile !== undefined ? { getToken: () => readToken(tokenFile) } : {}),
     onConnection: (e) => {
+      if (e.type === 'open') clearTimeout(timer);
+      if (e.type === 'retrying' && !END_REASONS.has(e.reason)) failed(e.reason, e.delayMs);
       const text = connectionLine(o, e);
       if (text !== undefined) out.line(text);
     },
   });
-  for await (const item of w) {
-    const text = itemLine(item);
-    if (text !== undefined) out.line(text);
+  try {
+    for await (const item of w) {
+      const text = itemLine(item);
+      if (text !== undefined) out.line(text);
+    }
+  } finally {
+    clearTimeout(timer);
   }
   const end = await w.done;
-  if (end.kind === 'end' && end.reason === 'error') {
+  const neverConnected = giveUp.signal.aborted && !signal.aborted;
+  if (neverConnected) {
+    await diagnosing;
+    const seconds = o.connectTimeoutMs / 1000;
+    out.error(
+      `${o.orderId}: no connection to ${o.url} in ${seconds} s (${lastFailure ?? 'no answer'}): ` +
+        'is the service running there? (--url, or HTTP_PORT / GRPC_PORT as the service has them)',
+    );
+  } else if (end.kind === 'end' && end.reason === 'error') {
     out.error(`${o.orderId}: ${end.error.code}: ${end.error.message}`);
   }
-  return end;
+  return { end, neverConnected };
 }

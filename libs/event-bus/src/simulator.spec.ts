@@ -175,6 +175,37 @@ describe('OrderSimulator', () => {
       expectValidStreams();
     });
 
+    it('longLivedOrders never finish (new rounds out for delivery), speed shortens dwell times', async () => {
+      await sim.prepare({ orders: 3, ratePerOrder: 1, longLivedOrders: 1, speed: 10 });
+      sim.start();
+      // Ten minutes of the demo's life cycle in one: the others finish and are replaced.
+      await jest.advanceTimersByTimeAsync(60_000);
+      const ids = sim.status().activeOrderIds;
+      expect(ids[0]).toBe('order-1');
+      expect(ids.slice(1).every((id) => Number(id.split('-')[1]) > 3)).toBe(true);
+      const ofOrder1 = events.filter((e) => e.orderId === 'order-1');
+      expect(ofOrder1.filter((e) => !isTrackingUpdate(e) && isTerminalStatus(e.status))).toEqual(
+        [],
+      );
+      // Still moving: new rounds (new ETAs), and more tracking updates a few seconds later.
+      const tracking = () => events.filter((e) => e.orderId === 'order-1' && isTrackingUpdate(e));
+      expect(new Set(tracking().map((t) => isTrackingUpdate(t) && t.etaMs)).size).toBeGreaterThan(
+        3,
+      );
+      const before = tracking().length;
+      await jest.advanceTimersByTimeAsync(5_000);
+      expect(tracking().length).toBeGreaterThanOrEqual(before + 3);
+      expect(sim.status().failed).toBe(0);
+      expectValidStreams();
+    });
+
+    it('rejects a speed or longLivedOrders it cannot use', async () => {
+      await expect(sim.prepare({ orders: 1, ratePerOrder: 1, speed: 0 })).rejects.toThrow(/speed/);
+      await expect(
+        sim.prepare({ orders: 1, ratePerOrder: 1, longLivedOrders: -1 }),
+      ).rejects.toThrow(/longLivedOrders/);
+    });
+
     it('stop() stops publishing', async () => {
       await sim.prepare({ orders: 2, ratePerOrder: 100, lifecycle: false });
       sim.start();

@@ -33,6 +33,17 @@ export interface SimulatorSchedule {
    * long as it likes. @default true
    */
   readonly lifecycle?: boolean;
+  /**
+   * Life cycle: the first N orders (`${prefix}-1` ...) never finish: out for delivery, each
+   * new ETA starts another round instead of `delivered`, so documented examples can follow
+   * them at any time while the others are replaced by new ids. @default 0
+   */
+  readonly longLivedOrders?: number;
+  /**
+   * Life cycle: dwell times are divided by this (2: twice as fast), so a test sees orders
+   * finish and be replaced in seconds. Tracking stays at `ratePerOrder`. @default 1
+   */
+  readonly speed?: number;
   /** Order ids are `${prefix}-${n}`, n from 1. @default 'order' */
   readonly prefix?: string;
   /** Stop after this many ms of running (0: until stopped). @default 0 */
@@ -79,6 +90,11 @@ export function simulatedOwner(n: number, customers: number): string {
 
 /** @default 10 ms between ticks: events are spread evenly, not sent in bursts */
 export const SIMULATOR_TICK_MS = 10;
+
+/** A dwell time at the schedule's speed, in whole ms (an ETA is an integer epoch ms). */
+function scaledDwellMs(status: OrderStatus, s: Required<SimulatorSchedule>): number {
+  return Math.round(dwellMs(status) / s.speed);
+}
 
 /** Publishes waiting for an async store at most; beyond it a tick publishes nothing. */
 const MAX_IN_FLIGHT = 10_000;
@@ -128,11 +144,19 @@ export class OrderSimulator {
       lifecycle: true,
       prefix: 'order',
       durationMs: 0,
+      longLivedOrders: 0,
+      speed: 1,
       ...schedule,
       customers: schedule.customers ?? DEFAULT_SIMULATOR_CUSTOMERS,
     };
     if (!Number.isInteger(s.customers) || s.customers < 1) {
       throw new TypeError('customers must be an integer >= 1');
+    }
+    if (!Number.isInteger(s.longLivedOrders) || s.longLivedOrders < 0) {
+      throw new TypeError('longLivedOrders must be an integer >= 0');
+    }
+    if (!Number.isFinite(s.speed) || s.speed <= 0) {
+      throw new TypeError('speed must be a number > 0');
     }
     this.schedule = s;
     this.published = 0;
@@ -215,12 +239,17 @@ export class OrderSimulator {
 
   /** The order's next status change (or its cancellation), then its next plan. */
   private advance(order: SimOrder, s: Required<SimulatorSchedule>, nowMs: number): void {
-    const cancel = cancellationOf(order.n);
+    const longLived = order.n <= s.longLivedOrders;
+    const cancel = longLived ? undefined : cancellationOf(order.n);
     const next =
       cancel !== undefined && cancel.at === order.status
         ? OrderStatus.Cancelled
         : lifecycleNext(order.status);
     if (next === undefined) return;
+    if (longLived && isTerminalStatus(next)) {
+      this.newRound(order, s, nowMs);
+      return;
+    }
     order.status = next;
     this.publish(order, next, cancel && next === OrderStatus.Cancelled ? cancel.reason : undefined);
     if (isTerminalStatus(next)) {
@@ -239,16 +268,23 @@ export class OrderSimulator {
     order.statusDueMs =
       order.status === OrderStatus.OutForDelivery && order.route !== undefined
         ? order.route.etaMs
-        : nowMs + dwellMs(order.status);
+        : nowMs + scaledDwellMs(order.status, s);
     if (order.status === OrderStatus.Shipped) {
       // The ETA is when it will be delivered: both transit dwell times from now.
-      const etaMs = order.statusDueMs + dwellMs(OrderStatus.OutForDelivery);
+      const etaMs = order.statusDueMs + scaledDwellMs(OrderStatus.OutForDelivery, s);
       order.route = routeOf(order.n, nowMs, etaMs);
     }
     order.trackingDueMs =
       order.route !== undefined && s.ratePerOrder > 0
         ? nowMs + 1000 / s.ratePerOrder
         : Number.POSITIVE_INFINITY;
+  }
+
+  /** A long-lived order out for delivery starts another round to its customer. */
+  private newRound(order: SimOrder, s: Required<SimulatorSchedule>, nowMs: number): void {
+    const etaMs = nowMs + scaledDwellMs(OrderStatus.OutForDelivery, s);
+    order.route = routeOf(order.n, nowMs, etaMs);
+    order.statusDueMs = etaMs;
   }
 
   private newOrder(s: Required<SimulatorSchedule>): SimOrder {

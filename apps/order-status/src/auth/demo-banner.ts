@@ -39,7 +39,8 @@ export async function demoBanner(
     `  export TOKEN=${token}`,
     `  curl -N -H "Authorization: Bearer $TOKEN" ${baseUrl}/v1/orders/order-1/stream`,
     `  curl -H "Authorization: Bearer $TOKEN" '${baseUrl}/v1/orders/order-1/events?after=0&wait=30'`,
-    `  grpcurl -plaintext -H "authorization: Bearer $TOKEN" -d '{"order_id":"order-1"}' ${grpcAddress} orderstatus.v1.OrderStatusService/Subscribe`,
+    `  ORDER_STATUS_TOKEN=$TOKEN npm run -s grpc -- --url ${grpcAddress} Subscribe '{"order_id":"order-1"}'`,
+    `  ORDER_STATUS_TOKEN=$TOKEN npm run watch -- order-1 --url ${baseUrl}`,
     '  A customer token (sees only its own orders):',
     '  npm run -s token -- --sub customer-1 --scope orders:read --ttl 1h',
   ];

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
-import { ApiErrors } from '../openapi/api-decorators';
+import { ApiErrors, ApiPublic } from '../openapi/api-decorators';
 import { DevTokenBody } from '../openapi/app-schemas';
 import { Public } from './auth.decorators';
 import { demoToken } from './demo-banner';
@@ -29,6 +29,7 @@ export class DevTokenController {
   })
   @ApiOkResponse({ type: DevTokenBody })
   @ApiErrors(ErrorCode.NotFound)
+  @ApiPublic()
   async token(): Promise<{ token: string }> {
     const token = await demoToken(this.config.auth);
     if (token === undefined) throw new GatewayError(ErrorCode.NotFound, 'not in demo mode');

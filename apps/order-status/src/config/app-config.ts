@@ -73,6 +73,8 @@ export interface AppConfig {
     readonly orders: number;
     readonly ratePerOrder: number;
     readonly paddingBytes: number;
+    readonly longLivedOrders: number;
+    readonly speed: number;
   };
   readonly adminEnabled: boolean;
   /**
@@ -147,9 +149,13 @@ export interface RedisConfig {
 }
 
 const MAX_PORT = 65_535;
+/** @default 3000 */
+export const DEFAULT_HTTP_PORT = 3000;
 /** @default 10_000 ms for a TLS handshake (Node's own default is 120 s) */
 export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
+/** @default 1: `order-1`, the order the README's and the banner's examples follow */
+export const DEFAULT_SIMULATOR_LONG_LIVED_ORDERS = 1;
 
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -182,7 +188,7 @@ function readConfig(r: EnvReader): AppConfig {
     host: r.str('HOST', '127.0.0.1', 'bind address of every listener'),
     httpPort: r.int(
       'HTTP_PORT',
-      3000,
+      DEFAULT_HTTP_PORT,
       0,
       MAX_PORT,
       'plain HTTP/1.1: REST, SSE, long-poll, socket.io (0: any free port)',
@@ -320,6 +326,20 @@ function readConfig(r: EnvReader): AppConfig {
         'tracking updates per second per order while it is shipped or out for delivery (each order moves through its statuses after its own dwell times, 2-30 s each; every tenth is cancelled, with a reason)',
       ),
       paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536, 'filler per event'),
+      longLivedOrders: r.int(
+        'SIMULATOR_LONG_LIVED_ORDERS',
+        DEFAULT_SIMULATOR_LONG_LIVED_ORDERS,
+        0,
+        100_000,
+        'the first N orders (`order-1` ...) never finish: out for delivery, each ETA starts another round, so the documented examples answer at any time; the others are replaced by new ids when they finish',
+      ),
+      speed: r.num(
+        'SIMULATOR_SPEED',
+        1,
+        0.01,
+        1_000,
+        'dwell times are divided by this (tests run the life cycle in seconds); tracking stays at `SIMULATOR_RATE`',
+      ),
     },
     adminEnabled: r.bool('ADMIN_ENABLED', true, 'mount `/v1/admin/*` (simulator control)'),
     docs: {

@@ -6,6 +6,7 @@ import {
   ApiParam,
   ApiResponse,
   ApiSecurity,
+  DECORATORS,
   type HeadersObject,
 } from '@nestjs/swagger';
 import {
@@ -85,6 +86,27 @@ export function ApiOrderIdParam(): MethodDecorator & ClassDecorator {
     schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, maxLength: ORDER_ID_MAX_LENGTH },
     example: 'order-1',
   });
+}
+
+/**
+ * A route that takes no credentials (probes, metrics, the demo token). `security: []`
+ * says so (OpenAPI 3.0.3, Operation Object: an empty array removes any top-level
+ * requirement), and 431 is the client error every route can answer: Node's HTTP server
+ * refuses request headers past its limit before any route runs.
+ */
+export function ApiPublic(): MethodDecorator {
+  return applyDecorators(
+    (_target: object, _key: string | symbol, descriptor: PropertyDescriptor) => {
+      const handler = descriptor.value as object;
+      const operation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
+        object | undefined;
+      Reflect.defineMetadata(DECORATORS.API_OPERATION, { ...operation, security: [] }, handler);
+    },
+    ApiResponse({
+      status: 431,
+      description: "The request's headers are larger than the server accepts (no body).",
+    }),
+  );
 }
 
 /** A route that takes a bearer token only (the default under /v1/). */

@@ -174,6 +174,10 @@ class SimulatorSchedule implements SimulatorScheduleShape {
   readonly durationMs?: number;
   @ApiPropertyOptional({ type: 'integer' })
   readonly customers?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'The first N orders never finish.' })
+  readonly longLivedOrders?: number;
+  @ApiPropertyOptional({ type: Number, description: 'Dwell times are divided by this.' })
+  readonly speed?: number;
 }
 
 const SIMULATOR_STATES: readonly SimulatorState[] = ['idle', 'ready', 'running', 'stopped'];

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { AppConfig } from '../config/app-config';
+import { DEFAULT_HTTP_PORT, type AppConfig } from '../config/app-config';
 import { SecurityScheme } from './api-decorators';
 
 /** The document's version: the API's, not the package's (a release changes no route). */
@@ -64,13 +64,40 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addTag('credentials', 'Credentials for EventSource, which cannot send headers')
     .addTag('admin', 'Simulator control (ADMIN_ENABLED)')
     .addTag('ops', 'Health and metrics')
+    // Relative first: the service serving this document, which is what /docs calls.
+    .addServer('/', 'The service serving this document')
+    .addServer(`http://127.0.0.1:${DEFAULT_HTTP_PORT}`, '`npm start` on this machine (HTTP_PORT)')
+    .addServer('https://127.0.0.1:8443', 'The demo stack through nginx (docker compose up)')
     .build();
   const document = SwaggerModule.createDocument(app, builder, {
     // Stable ids that client generators turn into method names.
     operationIdFactory: (_controller, method) => method,
   });
   sortParameters(document);
+  unwrapLoneAllOf(document);
   return document;
+}
+
+/**
+ * `{allOf: [{$ref}]}` with nothing beside it becomes the `$ref` itself: the scanner wraps
+ * every enum reference so a description could sit beside it (OpenAPI 3.0 ignores
+ * siblings of `$ref`), and a wrapper around one schema says nothing more than the schema.
+ */
+function unwrapLoneAllOf(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    const v = value as { allOf?: unknown[] } | null;
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      Object.keys(v).length === 1 &&
+      Array.isArray(v.allOf) &&
+      v.allOf.length === 1
+    ) {
+      (node as Record<string, unknown>)[key] = v.allOf[0];
+    }
+    unwrapLoneAllOf((node as Record<string, unknown>)[key]);
+  }
 }
 
 const PARAMETER_ORDER = ['path', 'query', 'header', 'cookie'];

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { OrderEventBus } from '@app/event-bus';
+import { ApiPublic } from '../openapi/api-decorators';
 import { HealthBody as HealthBodySchema } from '../openapi/app-schemas';
 import { MetricsService } from './metrics.service';
 
@@ -22,6 +23,7 @@ export class OpsController {
 
   @Get('health')
   @ApiOperation({ operationId: 'health', summary: "This instance's counters" })
+  @ApiPublic()
   @ApiOkResponse({ type: HealthBodySchema })
   health(): HealthBody {
     return {
@@ -33,6 +35,7 @@ export class OpsController {
   }
 
   @Get('metrics')
+  @ApiPublic()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @ApiOperation({
     operationId: 'metrics',

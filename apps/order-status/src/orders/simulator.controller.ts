@@ -18,7 +18,6 @@ import { SimulatorScheduleDto } from './simulator-schedule.dto';
 @RequireScopes(Scope.OrdersWrite)
 @ApiTags('admin')
 @ApiBearer()
-@ApiOkResponse({ type: Schema.SimulatorStatus })
 @ApiErrors(ErrorCode.Unauthenticated, ErrorCode.PermissionDenied)
 export class SimulatorController {
   constructor(@Inject(OrderSimulator) private readonly simulator: OrderSimulator) {}
@@ -28,6 +27,7 @@ export class SimulatorController {
     operationId: 'getSimulator',
     summary: "The simulator's state (needs `orders:write`)",
   })
+  @ApiOkResponse({ type: Schema.SimulatorStatus })
   status(): SimulatorStatus {
     return this.simulator.status();
   }
@@ -38,6 +38,7 @@ export class SimulatorController {
     summary: 'Set a schedule: create the orders, and start unless `autoStart: false`',
   })
   @ApiBody({ type: Schema.SimulatorScheduleBody })
+  @ApiOkResponse({ type: Schema.SimulatorStatus })
   @ApiErrors(ErrorCode.InvalidArgument, ErrorCode.Unavailable)
   @ApiJsonBodyErrors()
   async configure(@Body() body: SimulatorScheduleDto): Promise<SimulatorStatus> {
@@ -49,6 +50,7 @@ export class SimulatorController {
   @Post('start')
   @HttpCode(200)
   @ApiOperation({ operationId: 'startSimulator', summary: 'Start the prepared schedule' })
+  @ApiOkResponse({ type: Schema.SimulatorStatus })
   start(): SimulatorStatus {
     return this.simulator.start();
   }
@@ -56,6 +58,7 @@ export class SimulatorController {
   @Post('stop')
   @HttpCode(200)
   @ApiOperation({ operationId: 'stopSimulator', summary: 'Stop publishing' })
+  @ApiOkResponse({ type: Schema.SimulatorStatus })
   stop(): SimulatorStatus {
     return this.simulator.stop();
   }
