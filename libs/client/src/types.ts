@@ -13,7 +13,10 @@ export interface GapItem {
   readonly toSeq: number;
 }
 
-/** The last item of every watch; nothing follows it. */
+/**
+ * The last item of every watch; nothing follows it. `lastSeq` is the seq of the last item
+ * handed out before it (the position to resume after).
+ */
 export type EndItem =
   | { readonly kind: 'end'; readonly reason: 'completed'; readonly lastSeq: number }
   | { readonly kind: 'end'; readonly reason: 'aborted'; readonly lastSeq: number }
@@ -35,6 +38,7 @@ export type WatchItem = StreamItem | GapItem | EndItem;
 export type ConnectionEvent =
   | {
       readonly type: 'connecting';
+      /** The seq the connection resumes after: what the watch received (see `buffered`). */
       readonly afterSeq: number;
       readonly attempt: number;
       /** Epoch µs: an event published before this is a replay, not a live delivery. */
@@ -58,7 +62,7 @@ export type ConnectionEvent =
   | { readonly type: 'token'; readonly reason: 'expiring' | 'expired' | 'refused' };
 
 export interface WatchStats {
-  /** Items handed to the consumer, by kind (event, reset, skipped, gap, ...). */
+  /** Items the consumer has taken, by kind (event, reset, skipped, gap, ..., end). */
   readonly items: Record<string, number>;
   /** Items at or below the cursor (a replay overlapping what was seen): dropped. */
   duplicates: number;
@@ -128,17 +132,37 @@ export interface WatchOptions {
   readonly onConnection?: (e: ConnectionEvent) => void;
 }
 
-/** A running watch: iterate it (once), or read `done`. */
+/**
+ * A running watch: iterate it (once). Its position (`cursor`, an end's `lastSeq`) is the
+ * seq of the last item the iteration handed out, never of what the watch has buffered
+ * beyond it: save it, pass it back as `after`, and the new watch yields every later seq
+ * exactly once.
+ */
 export interface OrderWatch extends AsyncIterable<WatchItem> {
   readonly orderId: string;
   readonly transport: TransportName;
-  /** The seq to resume after: what the consumer has been given so far. */
+  /**
+   * The seq to resume after: that of the last item the consumer has taken (`after`
+   * before the first). Items the watch has received and not yet handed out do not
+   * count; the watch's own reconnects resume after those, so nothing arrives twice.
+   */
   readonly cursor: number;
+  /** Items received and not yet taken by the consumer. */
+  readonly buffered: number;
   readonly stats: Readonly<WatchStats>;
-  /** Drops the current connection and resumes at once from the cursor (the demo's button). */
+  /** Drops the current connection and resumes at once (the demo's button). */
   reconnect(): void;
-  /** Ends the watch, like aborting its signal. */
+  /**
+   * Ends the watch, like aborting its signal: what the consumer has not taken is
+   * discarded and the next item it gets is the `aborted` end.
+   */
   close(): void;
-  /** Resolves with the final `end` item. */
+  /**
+   * The final `end` item, once the iteration is over: the consumer took it, left the
+   * loop (`break`, `return`, a throw), or closed the watch. `lastSeq` is then `cursor`.
+   * After an early exit the end is `aborted`, even if the watch had completed or failed
+   * behind items the consumer never took. It does not settle while a consumer that is
+   * still iterating has items left to take.
+   */
   readonly done: Promise<EndItem>;
 }

@@ -104,3 +104,51 @@ describe('watch loop', () => {
     expect(() => createWatch('o', bad, { sse: never })).toThrow(/after/);
   });
 });
+
+describe('position and done', () => {
+  /** A watch whose service sends seqs 1..`total` at once and completes. */
+  function completedWatch(total: number) {
+    const factory: ConnectorFactory = () => ({
+      connect: async (req) => {
+        req.opened();
+        for (let seq = req.afterSeq + 1; seq <= total; seq++) req.item(ev(seq));
+        return { reason: 'completed' };
+      },
+      close: () => undefined,
+    });
+    return createWatch('o', { transport: 'sse', baseUrl: 'x' }, { sse: factory });
+  }
+  const settledYet = async (p: Promise<unknown>) => {
+    let settled = false;
+    void p.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return settled;
+  };
+
+  it('settles done only when the consumer takes the end, at the position it was handed', async () => {
+    const watch = completedWatch(5);
+    const it = watch[Symbol.asyncIterator]();
+    await it.next();
+    expect(watch.cursor).toBe(1);
+    expect(await settledYet(watch.done)).toBe(false);
+    // Seqs 2..5 and the end wait for the consumer; the watch itself is over.
+    expect(watch.buffered).toBe(5);
+    for (let i = 0; i < 4; i++) await it.next();
+    expect(await settledYet(watch.done)).toBe(false);
+    const end = await it.next();
+    expect(end.value).toEqual({ kind: 'end', reason: 'completed', lastSeq: 5 });
+    expect(await watch.done).toBe(end.value);
+  });
+
+  it('ends aborted at what was taken when the consumer leaves a completed watch early', async () => {
+    const watch = completedWatch(5);
+    const taken: number[] = [];
+    for await (const item of watch) {
+      if (item.kind === 'event') taken.push(item.event.seq);
+      if (taken.length === 2) break;
+    }
+    expect(await watch.done).toEqual({ kind: 'end', reason: 'aborted', lastSeq: 2 });
+    expect(watch.cursor).toBe(2);
+    expect(watch.stats.items).toEqual({ event: 2 });
+  });
+});

@@ -67,8 +67,14 @@ class Watch implements OrderWatch {
   };
   readonly done: Promise<EndItem>;
   readonly transport: TransportName;
-  private readonly queue = new ItemQueue<WatchItem>();
-  private readonly cursorState: Cursor;
+  private readonly queue: ItemQueue<WatchItem>;
+  /** What the watch received: where the next connection resumes and what is a duplicate. */
+  private readonly received: Cursor;
+  private settleDone!: (end: EndItem) => void;
+  /** `done` has settled: the consumer has nothing more coming. */
+  private settled = false;
+  /** The end the watch reached by itself, queued behind what the consumer has not taken. */
+  private ended: EndItem | undefined;
   private readonly abort = new AbortController();
   private readonly tokens: TokenSource;
   private readonly backoff: Backoff;
@@ -87,7 +93,12 @@ class Watch implements OrderWatch {
     private readonly maxBuffered: number,
   ) {
     this.transport = options.transport;
-    this.cursorState = new Cursor(after);
+    this.received = new Cursor(after);
+    this.queue = new ItemQueue<WatchItem>(
+      after,
+      (item) => this.took(item),
+      () => this.close(),
+    );
     this.backoff = new Backoff(options.backoff);
     this.tokens = new TokenSource({
       ...(options.token !== undefined ? { token: options.token } : {}),
@@ -109,12 +120,16 @@ class Watch implements OrderWatch {
     const signal = options.signal;
     if (signal?.aborted) this.abort.abort();
     signal?.addEventListener('abort', this.onExternalAbort, { once: true });
-    this.queue.onReturn = () => this.close();
-    this.done = this.run();
+    this.done = new Promise((resolve) => (this.settleDone = resolve));
+    void this.run();
   }
 
   get cursor(): number {
-    return this.cursorState.value;
+    return this.queue.handed;
+  }
+
+  get buffered(): number {
+    return this.queue.size;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchItem> {
@@ -127,6 +142,30 @@ class Watch implements OrderWatch {
 
   close(): void {
     this.abort.abort();
+    // Ended by itself with items the consumer has not taken: it leaves them.
+    if (this.ended !== undefined) this.cut();
+  }
+
+  /**
+   * The consumer stops here: what it has not taken is discarded, the next (and last)
+   * item it gets is an `aborted` end at the position it was handed, and `done` settles.
+   */
+  private cut(): void {
+    if (this.settled) return;
+    const end: EndItem = { kind: 'end', reason: 'aborted', lastSeq: this.queue.handed };
+    this.queue.finish(end, true);
+    this.settle(end);
+  }
+
+  private settle(end: EndItem): void {
+    this.settled = true;
+    this.settleDone(end);
+  }
+
+  /** The consumer took `item`: count it, and settle `done` with the end. */
+  private took(item: WatchItem): void {
+    this.stats.items[item.kind] = (this.stats.items[item.kind] ?? 0) + 1;
+    if (item.kind === 'end' && !this.settled) this.settle(item);
   }
 
   private drop(reason: DropReason): void {
@@ -144,22 +183,17 @@ class Watch implements OrderWatch {
     }
   }
 
-  private push(item: WatchItem): void {
-    this.stats.items[item.kind] = (this.stats.items[item.kind] ?? 0) + 1;
-    this.queue.push(item);
-  }
-
   private accept(item: StreamItem): void {
-    const admission = this.cursorState.admit(item);
+    const admission = this.received.admit(item);
     if (!admission.accept) {
       this.stats.duplicates++;
       return;
     }
     if (admission.gap) {
       this.stats.lost += admission.gap.toSeq - admission.gap.fromSeq + 1;
-      this.push(admission.gap);
+      this.queue.push(admission.gap, admission.gap.toSeq);
     }
-    this.push(item);
+    this.queue.push(item, this.received.value);
     // The consumer is this far behind: let the connection go rather than buffer without
     // bound (or stop reading and make the service drop for us). The items the
     // transport still hands over are discarded, so the cursor stays at the last one
@@ -178,7 +212,7 @@ class Watch implements OrderWatch {
     this.emit({ type: 'open', afterSeq, reconnect });
   }
 
-  private async run(): Promise<EndItem> {
+  private async run(): Promise<void> {
     const signal = this.abort.signal;
     let end: EndItem;
     try {
@@ -191,15 +225,20 @@ class Watch implements OrderWatch {
       this.online.close();
       this.connector.close();
     }
-    this.push(end);
-    this.queue.close();
-    return end;
+    if (signal.aborted) {
+      this.cut();
+      return;
+    }
+    // `done` settles when the consumer takes this end (or leaves before it), so its
+    // lastSeq is never ahead of what the consumer was handed.
+    this.ended = end;
+    this.queue.finish(end, false);
   }
 
   private end(reason: 'completed' | 'aborted'): EndItem;
   private end(reason: 'error', error: WatchError): EndItem;
   private end(reason: EndItem['reason'], error?: WatchError): EndItem {
-    const lastSeq = this.cursorState.value;
+    const lastSeq = this.received.value;
     return reason === 'error' && error
       ? { kind: 'end', reason, lastSeq, error }
       : { kind: 'end', reason: reason as 'completed' | 'aborted', lastSeq };
@@ -220,7 +259,7 @@ class Watch implements OrderWatch {
       signal.addEventListener('abort', onAbort, { once: true });
       const attempt = { ctl } as { ctl: AbortController; drop?: DropReason };
       this.current = attempt;
-      const afterSeq = this.cursorState.value;
+      const afterSeq = this.received.value;
       this.emit({ type: 'connecting', afterSeq, attempt: this.backoff.attempts, atUs: nowUs() });
       let delayMs: number;
       let why: string;
@@ -240,7 +279,7 @@ class Watch implements OrderWatch {
             if (!ctl.signal.aborted) this.accept(item);
           },
           ended: (reason) => this.emit({ type: 'retrying', delayMs: 0, reason }),
-          cursor: () => this.cursorState.value,
+          cursor: () => this.received.value,
         });
         if (signal.aborted) break;
         // The items that came after a drop were discarded, so the end that followed them
