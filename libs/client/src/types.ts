@@ -59,7 +59,15 @@ export type ConnectionEvent =
    * `maxBufferedItems` (then the watch resumes after the last item it queued).
    */
   | { readonly type: 'paused'; readonly reason: 'offline' | 'backpressure' }
-  | { readonly type: 'token'; readonly reason: 'expiring' | 'expired' | 'refused' };
+  /**
+   * getToken() was asked (`expiring`: ahead of expiry; `expired`: after a
+   * `token_expired` end; `refused`: after a 401/403), or `renewed`: the stream moved
+   * to a new token without a break (a successor connection opened, the old one closed).
+   */
+  | {
+      readonly type: 'token';
+      readonly reason: 'expiring' | 'expired' | 'refused' | 'renewed';
+    };
 
 export interface WatchStats {
   /** Items the consumer has taken, by kind (event, reset, skipped, gap, ..., end). */
@@ -97,6 +105,8 @@ export interface WatchOptions {
   /**
    * Asked for a fresh token before the current one expires (JWT `exp`), after a stream
    * ended with `token_expired`, and once after an authentication or permission refusal.
+   * A new token moves an open stream to it without a break (see the README). A throw
+   * or a rejection is a transient failure: asked again after the backoff delay.
    */
   readonly getToken?: () => string | Promise<string>;
   /** Resume after this seq. @default 0 (everything still retained) */
@@ -104,7 +114,11 @@ export interface WatchOptions {
   /** Aborting ends the watch (`end` with reason `aborted`) and releases everything. */
   readonly signal?: AbortSignal;
   readonly backoff?: BackoffOptions;
-  /** @default 30_000 ms before the token's `exp` */
+  /**
+   * Renew this long before the token's `exp`, but only once a third of its lifetime
+   * (`exp - iat`) is left, so a short token is renewed once per lifetime.
+   * @default 30_000 ms
+   */
   readonly refreshBeforeExpiryMs?: number;
   /**
    * Items the watch buffers for a consumer that iterates more slowly than they arrive.

@@ -81,6 +81,58 @@ describe('watch loop', () => {
     expect(r.items.at(-1)).toMatchObject({ kind: 'end', reason: 'error', error: { status: 401 } });
   });
 
+  it('treats a throwing getToken() as transient: backoff, then asked again', async () => {
+    let asked = 0;
+    const getToken = () => {
+      if (++asked < 3) throw new Error('token service down');
+      return 'fresh';
+    };
+    // Without a first token, and after a refusal.
+    for (const token of [undefined, 'stale']) {
+      asked = 0;
+      const tokens: (string | undefined)[] = [];
+      const r = await run(
+        async (req) => {
+          tokens.push(req.token());
+          if (req.token() !== 'fresh') {
+            throw new WatchError(ErrorCode.Unauthenticated, 'bad token', undefined, 401);
+          }
+          req.opened();
+          return { reason: 'completed' };
+        },
+        token === undefined ? { getToken } : { token, getToken },
+      );
+      expect(r.items.at(-1)).toMatchObject({ kind: 'end', reason: 'completed' });
+      expect(asked).toBe(3);
+      expect(tokens.at(-1)).toBe('fresh');
+      const retries = r.events.filter(
+        (e) => e.type === 'retrying' && e.reason.includes('getToken() failed'),
+      );
+      expect(retries).toHaveLength(2);
+      for (const e of retries)
+        expect(e).toMatchObject({
+          reason: expect.stringMatching(/getToken\(\) failed: token service down/),
+        });
+    }
+  });
+
+  it('after token_expired asks getToken() once and reports it once', async () => {
+    let asked = 0;
+    const events = (
+      await run(
+        async (req, attempt) => {
+          req.opened();
+          return attempt === 0 ? { reason: 'token_expired' } : { reason: 'completed' };
+        },
+        { token: 'a', getToken: () => `b${++asked}` },
+      )
+    ).events;
+    expect(asked).toBe(1);
+    expect(events.filter((e) => e.type === 'token')).toEqual([
+      { type: 'token', reason: 'expired' },
+    ]);
+  });
+
   it('ends at once on not_found, and on token_expired without getToken()', async () => {
     const missing = await run(async () => {
       throw new WatchError(ErrorCode.NotFound, 'no such order', undefined, 404);

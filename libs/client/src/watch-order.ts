@@ -4,6 +4,7 @@ import { Backoff } from './backoff';
 import { Cursor } from './cursor';
 import { ItemQueue, sleep } from './item-queue';
 import { OnlineWatcher } from './online';
+import { RenewingConnection } from './renewal';
 import { TokenSource } from './token-source';
 import { platformEventSource } from './transports/sse-event-source';
 import type { ConnectionEnd, Connector, ConnectorFactory } from './transports/connector';
@@ -23,6 +24,10 @@ export const DEFAULT_LONG_POLL_WAIT_S = 25;
 
 /** @default 1,000 items buffered for a slow consumer before the watch pauses */
 export const DEFAULT_MAX_BUFFERED_ITEMS = 1_000;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 /** Why the current connection was dropped on purpose. */
 type DropReason = 'forced' | 'offline' | 'backpressure';
@@ -82,6 +87,8 @@ class Watch implements OrderWatch {
   private readonly online: OnlineWatcher;
   /** The open attempt's controller, with why it was dropped on purpose (if it was). */
   private current: { ctl: AbortController; drop?: DropReason } | undefined;
+  /** The open attempt, when a new token renews its connection (make-before-break). */
+  private renewing: RenewingConnection | undefined;
   private connections = 0;
   private readonly onExternalAbort = () => this.close();
 
@@ -106,10 +113,12 @@ class Watch implements OrderWatch {
       ...(options.refreshBeforeExpiryMs !== undefined
         ? { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs }
         : {}),
+      backoff: new Backoff(options.backoff),
       onRefresh: (reason) => {
         this.stats.tokenRefreshes++;
         this.emit({ type: 'token', reason });
       },
+      onChange: () => this.renewing?.renew(),
     });
     this.connector = factory({
       baseUrl: options.baseUrl,
@@ -244,8 +253,18 @@ class Watch implements OrderWatch {
       : { kind: 'end', reason: reason as 'completed' | 'aborted', lastSeq };
   }
 
+  /** A failure before any connection (getToken() threw): wait the backoff delay. */
+  private async retryLater(reason: string, signal: AbortSignal): Promise<void> {
+    const delayMs = this.backoff.next();
+    this.emit({ type: 'retrying', delayMs, reason });
+    await sleep(delayMs, signal);
+  }
+
   private async loop(signal: AbortSignal): Promise<EndItem> {
-    await this.tokens.start();
+    // Connect once watchOrder() has returned: no callback runs before the caller holds
+    // the watch (and has started iterating it).
+    await Promise.resolve();
+    this.tokens.start();
     /** getToken() was asked after a refusal and no connection has opened since. */
     let askedAfterRefusal = false;
     while (!signal.aborted) {
@@ -254,39 +273,61 @@ class Watch implements OrderWatch {
         await this.online.waitOnline(signal);
         if (signal.aborted) break;
       }
+      if (this.tokens.missing && (await this.tokens.refresh('expiring')) === 'failed') {
+        await this.retryLater(`getToken() failed: ${errorText(this.tokens.lastError)}`, signal);
+        continue;
+      }
       const ctl = new AbortController();
       const onAbort = () => ctl.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       const attempt = { ctl } as { ctl: AbortController; drop?: DropReason };
       this.current = attempt;
       const afterSeq = this.received.value;
+      const tokenVersion = this.tokens.version;
       this.emit({ type: 'connecting', afterSeq, attempt: this.backoff.attempts, atUs: nowUs() });
       let delayMs: number;
       let why: string;
       let advisedMs: number | undefined;
       try {
-        const end: ConnectionEnd = await this.connector.connect({
-          orderId: this.orderId,
-          afterSeq,
-          token: () => this.tokens.current,
-          tokenVersion: () => this.tokens.version,
-          signal: ctl.signal,
-          opened: (resumedAfter) => {
-            askedAfterRefusal = false;
-            this.opened(resumedAfter ?? afterSeq);
+        const conn = new RenewingConnection(
+          this.connector,
+          (linkSignal, successor) => {
+            const resumeAfter = this.received.value;
+            const version = this.tokens.version;
+            return {
+              orderId: this.orderId,
+              afterSeq: resumeAfter,
+              token: () => this.tokens.current,
+              tokenVersion: () => this.tokens.version,
+              signal: linkSignal,
+              opened: (resumedAfter) => {
+                askedAfterRefusal = false;
+                if (successor) this.emit({ type: 'token', reason: 'renewed' });
+                else this.opened(resumedAfter ?? resumeAfter);
+                // The token changed while this connection was being made.
+                if (version !== this.tokens.version) this.renewing?.renew();
+              },
+              item: (item) => {
+                if (!linkSignal.aborted) this.accept(item);
+              },
+              ended: (reason) => this.emit({ type: 'retrying', delayMs: 0, reason }),
+              cursor: () => this.received.value,
+            };
           },
-          item: (item) => {
-            if (!ctl.signal.aborted) this.accept(item);
-          },
-          ended: (reason) => this.emit({ type: 'retrying', delayMs: 0, reason }),
-          cursor: () => this.received.value,
-        });
+          ctl.signal,
+        );
+        // A transport that sends the token with every request needs no new connection.
+        this.renewing = this.connector.tokenPerRequest ? undefined : conn;
+        const end: ConnectionEnd = await conn.ended;
         if (signal.aborted) break;
         // The items that came after a drop were discarded, so the end that followed them
         // (a long-poll answer's `completed`, say) does not hold for the cursor: resume.
         if (attempt.drop !== undefined) throw new Error(`dropped (${attempt.drop})`);
         const reason = end.reason as StreamEndReason;
         if (reason === StreamEndReason.Completed) return this.end('completed');
+        why = end.reason;
+        advisedMs = end.retryAfterMs;
+        delayMs = reason === StreamEndReason.TokenExpired ? 0 : this.backoff.next(advisedMs);
         if (reason === StreamEndReason.TokenExpired) {
           if (!this.tokens.canRefresh) {
             return this.end(
@@ -297,12 +338,15 @@ class Watch implements OrderWatch {
               ),
             );
           }
-          this.emit({ type: 'token', reason: 'expired' });
-          await this.tokens.refresh('expired');
+          // Ask only if nobody has replaced the token this connection was opened with.
+          const renewed =
+            this.tokens.version !== tokenVersion ||
+            (await this.tokens.refresh('expired')) !== 'failed';
+          if (!renewed) {
+            why = `getToken() failed: ${errorText(this.tokens.lastError)}`;
+            delayMs = this.backoff.next();
+          }
         }
-        why = end.reason;
-        advisedMs = end.retryAfterMs;
-        delayMs = reason === StreamEndReason.TokenExpired ? 0 : this.backoff.next(advisedMs);
       } catch (err) {
         if (signal.aborted) break;
         if (attempt.drop !== undefined) {
@@ -314,11 +358,17 @@ class Watch implements OrderWatch {
           const e = toWatchError(err);
           if (e.auth) {
             if (askedAfterRefusal || !this.tokens.canRefresh) return this.end('error', e);
-            askedAfterRefusal = true;
-            this.emit({ type: 'token', reason: 'refused' });
-            if (!(await this.tokens.refresh('refused'))) return this.end('error', e);
-            why = e.message;
-            delayMs = 0;
+            const refreshed = await this.tokens.refresh('refused');
+            if (refreshed === 'unchanged') return this.end('error', e);
+            if (refreshed === 'changed') {
+              askedAfterRefusal = true;
+              why = e.message;
+              delayMs = 0;
+            } else {
+              // getToken() itself failed: transient, ask again after the backoff delay.
+              why = `${e.message}; getToken() failed: ${errorText(this.tokens.lastError)}`;
+              delayMs = this.backoff.next();
+            }
           } else if (e.permanent) {
             return this.end('error', e);
           } else {
@@ -331,6 +381,7 @@ class Watch implements OrderWatch {
         signal.removeEventListener('abort', onAbort);
         ctl.abort();
         this.current = undefined;
+        this.renewing = undefined;
       }
       if (attempt.drop === 'backpressure') {
         this.stats.backpressurePauses++;

@@ -36,6 +36,7 @@ function itemsOf(body: PollBody): StreamItem[] {
  * A 204 with `Retry-After` is the service draining: the stream ends with its advice.
  */
 export const longPollConnector: ConnectorFactory = (opts) => ({
+  tokenPerRequest: true,
   connect: async (req): Promise<ConnectionEnd> => {
     let opened = false;
     for (;;) {

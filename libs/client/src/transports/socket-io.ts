@@ -19,35 +19,54 @@ interface EndPayload {
   readonly retryAfterMs?: number;
 }
 
+/** A socket and the token version its handshake carried. */
+interface SharedSocket {
+  readonly socket: Socket;
+  readonly tokenVersion: number;
+}
+
 /**
  * socket.io: `subscribe {orderId, afterSeq}` with an ack, then the order's items and one
  * `end`. socket.io's own reconnection is off (the watch owns retries, resume and
  * backoff); the socket is kept between attempts while it is connected with the current
  * token, so a `max_age` end only costs a resubscribe, not a new handshake. The token
- * travels in the handshake (`auth.token`): a new token means a new socket.
+ * travels in the handshake (`auth.token`): a new token means a new socket, opened beside
+ * the old one while the watch renews (the old one closes when its subscription is let go).
  */
 export const socketIoConnector: ConnectorFactory = (opts) => {
-  let socket: Socket | undefined;
-  let socketTokenVersion = -1;
+  let latest: SharedSocket | undefined;
+  /** Sockets with a subscription in progress. */
+  const busy = new Set<Socket>();
 
-  const fresh = (req: ConnectRequest): Socket => {
-    if (socket?.connected && socketTokenVersion === req.tokenVersion()) return socket;
-    socket?.disconnect();
+  const acquire = (req: ConnectRequest): Socket => {
+    if (latest?.socket.connected && latest.tokenVersion === req.tokenVersion()) {
+      return latest.socket;
+    }
+    if (latest !== undefined && !busy.has(latest.socket)) latest.socket.disconnect();
     const token = req.token();
-    socketTokenVersion = req.tokenVersion();
-    socket = io(`${opts.baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`, {
+    const socket = io(`${opts.baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`, {
       transports: ['websocket'],
       reconnection: false,
       forceNew: true,
       auth: token ? { token } : {},
     });
+    latest = { socket, tokenVersion: req.tokenVersion() };
     return socket;
+  };
+
+  /** A subscription on `s` is over: keep the socket only if asked and it is the latest. */
+  const release = (s: Socket, keep: boolean): void => {
+    busy.delete(s);
+    if (keep && latest?.socket === s) return;
+    s.disconnect();
+    if (latest?.socket === s) latest = undefined;
   };
 
   return {
     connect: (req) =>
       new Promise<ConnectionEnd>((resolve, reject) => {
-        const s = fresh(req);
+        const s = acquire(req);
+        busy.add(s);
         type Listener = (arg: unknown) => void;
         const listeners: [string, Listener][] = [];
         const on = (event: string, fn: Listener) => {
@@ -60,7 +79,7 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
           settled = true;
           for (const [event, fn] of listeners) s.off(event, fn);
           req.signal.removeEventListener('abort', onAbort);
-          if (!keepSocket) s.disconnect();
+          release(s, keepSocket);
           settle();
         };
         const onAbort = () => finish(false, () => reject(new Error('aborted')));
@@ -121,8 +140,8 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
         else on('connect', subscribe);
       }),
     close: () => {
-      socket?.disconnect();
-      socket = undefined;
+      latest?.socket.disconnect();
+      latest = undefined;
     },
   };
 };
