@@ -3,7 +3,14 @@ import { OrderStatus } from '@app/contracts/order-status';
 import { watchOrder, type OrderWatch, type TransportName, type WatchItem } from '@app/client/node';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-import { ALL_TRANSPORTS, baseUrlFor, range, shippedOrder, track } from './client-harness';
+import {
+  ALL_TRANSPORTS,
+  closeWatches,
+  baseUrlFor,
+  range,
+  shippedOrder,
+  track,
+} from './client-harness';
 
 /** Few runs: each one is a real burst over a real connection, and two watches. */
 const RUNS_PER_TRANSPORT = 4;
@@ -34,10 +41,7 @@ describe.each(ALL_TRANSPORTS)(
       app = await startTestApp();
     });
     afterEach(async () => {
-      for (const w of watches.splice(0)) {
-        w.close();
-        await w.done;
-      }
+      await closeWatches(watches);
     });
     afterAll(async () => {
       await app.close();

@@ -52,6 +52,11 @@ export type ConnectionEvent =
       readonly reason: string;
       /** The server's own advice, when it gave one (the delay then follows it). */
       readonly advisedMs?: number;
+      /**
+       * When the attempt failed (rather than the service ending the stream): why, with
+       * the URL and the network cause when the service never answered.
+       */
+      readonly error?: WatchError;
     }
   /**
    * No connection until the cause is over: `offline` until the browser is back,
@@ -109,6 +114,17 @@ export interface WatchOptions {
    * or a rejection is a transient failure: asked again after the backoff delay.
    */
   readonly getToken?: () => string | Promise<string>;
+  /**
+   * Failed attempts in a row (since the start or the last open) after which the watch
+   * ends with the last error. @default unlimited
+   */
+  readonly maxAttempts?: number;
+  /**
+   * How long the watch may fail in a row (since it started, or since its connection was
+   * lost) before it ends with the last error (`Infinity`: never).
+   * @default 30_000 ms until a first connection opens; unlimited after it
+   */
+  readonly giveUpAfterMs?: number;
   /** Resume after this seq. @default 0 (everything still retained) */
   readonly after?: number;
   /** Aborting ends the watch (`end` with reason `aborted`) and releases everything. */
@@ -140,6 +156,8 @@ export interface WatchOptions {
   /**
    * SSE: use the platform's EventSource (cookie or stream-ticket auth, its own
    * Last-Event-ID reconnects) instead of fetch. @default true where EventSource exists
+   * and the platform keeps cookies (a browser page or worker); false elsewhere (Node,
+   * even with a global EventSource)
    */
   readonly useEventSource?: boolean;
   /** Connection life cycle, for status displays and logs. */

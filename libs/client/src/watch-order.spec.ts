@@ -146,6 +146,26 @@ describe('watch loop', () => {
     expect(expired.items.at(-1)).toMatchObject({ error: { code: 'unauthenticated' } });
   });
 
+  it('uses EventSource for SSE only where the platform keeps its session cookie', () => {
+    const chosen: boolean[] = [];
+    const probe: ConnectorFactory = (opts) => {
+      chosen.push(opts.useEventSource);
+      return { connect: () => new Promise(() => undefined), close: () => undefined };
+    };
+    const g = globalThis as { EventSource?: unknown; document?: unknown };
+    try {
+      // Node with --experimental-eventsource: a global EventSource, no cookie store.
+      g.EventSource = class {};
+      createWatch('o', { transport: 'sse', baseUrl: 'x' }, { sse: probe }).close();
+      g.document = { cookie: '' };
+      createWatch('o', { transport: 'sse', baseUrl: 'x' }, { sse: probe }).close();
+    } finally {
+      delete g.EventSource;
+      delete g.document;
+    }
+    expect(chosen).toEqual([false, true]);
+  });
+
   it('refuses a transport the entry point does not offer, and bad input, at once', () => {
     expect(() => createWatch('o', { transport: 'grpc', baseUrl: 'x' }, {})).toThrow(/node/);
     const never: ConnectorFactory = () => ({

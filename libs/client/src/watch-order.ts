@@ -2,11 +2,12 @@ import { ErrorCode } from '@app/contracts/gateway-error';
 import { nowUs, StreamEndReason, type StreamItem } from '@app/contracts/order-events';
 import { Backoff } from './backoff';
 import { Cursor } from './cursor';
+import { GiveUp, validateGiveUp } from './give-up';
 import { ItemQueue, sleep } from './item-queue';
 import { OnlineWatcher } from './online';
 import { RenewingConnection } from './renewal';
 import { TokenSource } from './token-source';
-import { platformEventSource } from './transports/sse-event-source';
+import { eventSourceUsable } from './transports/sse-event-source';
 import type { ConnectionEnd, Connector, ConnectorFactory } from './transports/connector';
 import type {
   ConnectionEvent,
@@ -57,6 +58,7 @@ export function createWatch(
   if (!Number.isSafeInteger(maxBuffered) || maxBuffered < 1) {
     throw new TypeError('maxBufferedItems must be an integer >= 1');
   }
+  validateGiveUp(options);
   return new Watch(orderId, options, factory, after, maxBuffered);
 }
 
@@ -83,6 +85,7 @@ class Watch implements OrderWatch {
   private readonly abort = new AbortController();
   private readonly tokens: TokenSource;
   private readonly backoff: Backoff;
+  private readonly giveUp: GiveUp;
   private readonly connector: Connector;
   private readonly online: OnlineWatcher;
   /** The open attempt's controller, with why it was dropped on purpose (if it was). */
@@ -107,6 +110,7 @@ class Watch implements OrderWatch {
       () => this.close(),
     );
     this.backoff = new Backoff(options.backoff);
+    this.giveUp = new GiveUp(options);
     this.tokens = new TokenSource({
       ...(options.token !== undefined ? { token: options.token } : {}),
       ...(options.getToken ? { getToken: options.getToken } : {}),
@@ -123,7 +127,7 @@ class Watch implements OrderWatch {
     this.connector = factory({
       baseUrl: options.baseUrl,
       longPollWaitS: options.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S,
-      useEventSource: options.useEventSource ?? platformEventSource() !== undefined,
+      useEventSource: options.useEventSource ?? eventSourceUsable(),
     });
     this.online = new OnlineWatcher(options.pauseWhenOffline ?? true, () => this.drop('offline'));
     const signal = options.signal;
@@ -212,6 +216,7 @@ class Watch implements OrderWatch {
 
   private opened(afterSeq: number): void {
     this.backoff.reset();
+    this.giveUp.opened();
     this.connections++;
     const reconnect = this.connections > 1;
     if (reconnect) {
@@ -253,11 +258,22 @@ class Watch implements OrderWatch {
       : { kind: 'end', reason: reason as 'completed' | 'aborted', lastSeq };
   }
 
+  /** getToken() threw: a transient failure that says so. */
+  private tokenError(prefix = ''): WatchError {
+    return new WatchError(
+      ErrorCode.Unavailable,
+      `${prefix}getToken() failed: ${errorText(this.tokens.lastError)}`,
+    );
+  }
+
   /** A failure before any connection (getToken() threw): wait the backoff delay. */
-  private async retryLater(reason: string, signal: AbortSignal): Promise<void> {
+  private async retryLater(error: WatchError, signal: AbortSignal): Promise<EndItem | undefined> {
+    const giveUp = this.giveUp.failed(error);
+    if (giveUp) return this.end('error', giveUp);
     const delayMs = this.backoff.next();
-    this.emit({ type: 'retrying', delayMs, reason });
+    this.emit({ type: 'retrying', delayMs, reason: error.message, error });
     await sleep(delayMs, signal);
+    return undefined;
   }
 
   private async loop(signal: AbortSignal): Promise<EndItem> {
@@ -274,7 +290,8 @@ class Watch implements OrderWatch {
         if (signal.aborted) break;
       }
       if (this.tokens.missing && (await this.tokens.refresh('expiring')) === 'failed') {
-        await this.retryLater(`getToken() failed: ${errorText(this.tokens.lastError)}`, signal);
+        const gaveUp = await this.retryLater(this.tokenError(), signal);
+        if (gaveUp) return gaveUp;
         continue;
       }
       const ctl = new AbortController();
@@ -288,6 +305,8 @@ class Watch implements OrderWatch {
       let delayMs: number;
       let why: string;
       let advisedMs: number | undefined;
+      /** This attempt failed (as opposed to an end or a planned drop). */
+      let failure: WatchError | undefined;
       try {
         const conn = new RenewingConnection(
           this.connector,
@@ -343,7 +362,8 @@ class Watch implements OrderWatch {
             this.tokens.version !== tokenVersion ||
             (await this.tokens.refresh('expired')) !== 'failed';
           if (!renewed) {
-            why = `getToken() failed: ${errorText(this.tokens.lastError)}`;
+            failure = this.tokenError();
+            why = failure.message;
             delayMs = this.backoff.next();
           }
         }
@@ -366,12 +386,14 @@ class Watch implements OrderWatch {
               delayMs = 0;
             } else {
               // getToken() itself failed: transient, ask again after the backoff delay.
-              why = `${e.message}; getToken() failed: ${errorText(this.tokens.lastError)}`;
+              failure = this.tokenError(`${e.message}; `);
+              why = failure.message;
               delayMs = this.backoff.next();
             }
           } else if (e.permanent) {
             return this.end('error', e);
           } else {
+            failure = e;
             why = e.message;
             advisedMs = e.retryAfterMs;
             delayMs = this.backoff.next(advisedMs);
@@ -382,6 +404,10 @@ class Watch implements OrderWatch {
         ctl.abort();
         this.current = undefined;
         this.renewing = undefined;
+      }
+      if (failure !== undefined) {
+        const giveUp = this.giveUp.failed(failure);
+        if (giveUp) return this.end('error', giveUp);
       }
       if (attempt.drop === 'backpressure') {
         this.stats.backpressurePauses++;
@@ -395,6 +421,7 @@ class Watch implements OrderWatch {
         delayMs,
         reason: why,
         ...(advisedMs !== undefined ? { advisedMs } : {}),
+        ...(failure !== undefined ? { error: failure } : {}),
       });
       await sleep(delayMs, signal);
     }

@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { ErrorCode } from '@app/contracts/gateway-error';
 import { StreamEndReason } from '@app/contracts/order-events';
-import { bodyError, toWatchError, WatchError } from '../watch-error';
+import { networkError, socketIoError, toWatchError, WatchError } from '../watch-error';
 import type { ConnectionEnd, ConnectorFactory, ConnectRequest } from './connector';
 import { ITEM_WIRE_NAMES, payloadOrderId, wireItem, withoutOrderId } from './wire-items';
 
@@ -17,6 +17,10 @@ interface EndPayload {
   readonly orderId: string;
   readonly reason: string;
   readonly retryAfterMs?: number;
+}
+
+function namespaceUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`;
 }
 
 /** A socket and the token version its handshake carried. */
@@ -44,7 +48,7 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
     }
     if (latest !== undefined && !busy.has(latest.socket)) latest.socket.disconnect();
     const token = req.token();
-    const socket = io(`${opts.baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`, {
+    const socket = io(namespaceUrl(opts.baseUrl), {
       transports: ['websocket'],
       reconnection: false,
       forceNew: true,
@@ -92,7 +96,7 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
             (ack: SubscribeAck) => {
               if (settled) return;
               if (ack?.ok) req.opened();
-              else finish(true, () => reject(bodyError(ack?.error, 'subscribe refused')));
+              else finish(true, () => reject(socketIoError(ack?.error, 'subscribe refused')));
             },
           );
         for (const name of ITEM_WIRE_NAMES) {
@@ -126,8 +130,8 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
           finish(false, () =>
             reject(
               err.data !== undefined
-                ? bodyError(err.data, err.message)
-                : new WatchError(ErrorCode.Unavailable, `connect failed: ${err.message}`),
+                ? socketIoError(err.data, err.message)
+                : networkError(namespaceUrl(opts.baseUrl), err),
             ),
           );
         });
