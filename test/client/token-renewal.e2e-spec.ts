@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
   ALL_TRANSPORTS,
+  closeWatches,
   baseUrlFor,
   connectionLog,
   range,
@@ -13,8 +14,8 @@ import {
   type Recorded,
 } from './client-harness';
 
-/** 3 s tokens (exp has whole seconds): renewed 1 s before expiry, after two thirds. */
-const TOKEN_TTL_S = 3;
+/** 4 s tokens (exp has whole seconds): renewed 1.3 s before expiry, after two thirds. */
+const TOKEN_TTL_S = 4;
 const LIFETIMES = 3;
 const TRACK_EVERY_MS = 50;
 
@@ -32,10 +33,7 @@ describe('token renewal without a break', () => {
     app = await startTestApp({ AUTH_CLOCK_TOLERANCE_S: '0' });
   });
   afterAll(async () => {
-    for (const w of watches.splice(0)) {
-      w.close();
-      await w.done;
-    }
+    await closeWatches(watches);
     await app.close();
   });
 

@@ -29,6 +29,8 @@ export class RenewingConnection {
   private successor: Link | undefined;
   /** The live connection settled: the chain is over and renews nothing more. */
   private over = false;
+  /** The live connection's end, held while its successor may still open. */
+  private waiting: (() => void) | undefined;
   private settle!: { resolve: (end: ConnectionEnd) => void; reject: (err: unknown) => void };
   readonly ended: Promise<ConnectionEnd>;
 
@@ -61,6 +63,7 @@ export class RenewingConnection {
     const old = this.live;
     this.live = link;
     this.successor = undefined;
+    this.waiting = undefined;
     if (old !== undefined) {
       old.retired = true;
       old.ctl.abort();
@@ -98,10 +101,25 @@ export class RenewingConnection {
   private settled(link: Link, settle: () => void): void {
     if (link.retired) return;
     if (link === this.successor) {
-      // It never opened: the live connection goes on with the old token.
       this.successor = undefined;
+      // It never opened: the live connection goes on with the old token, or, if it has
+      // already ended, its end is the chain's.
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.();
       return;
     }
+    if (this.successor !== undefined) {
+      // The old connection ended (its token expired, say) while its successor is on its
+      // way: wait for the successor rather than break the stream.
+      link.retired = true;
+      this.waiting = () => this.finish(settle);
+      return;
+    }
+    this.finish(settle);
+  }
+
+  private finish(settle: () => void): void {
     this.over = true;
     this.successor?.ctl.abort();
     this.successor = undefined;
