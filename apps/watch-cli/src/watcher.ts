@@ -58,7 +58,9 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
         ? `${time()}  stream ended (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`
         : `${time()}  connection lost (${e.reason}); retrying in ${Math.round(e.delayMs)} ms`;
     case 'token':
-      return `${time()}  asking for a new token (${e.reason})`;
+      return e.reason === 'renewed'
+        ? `${time()}  stream moved to the new token`
+        : `${time()}  asking for a new token (${e.reason})`;
     default:
       return undefined;
   }
