@@ -39,6 +39,14 @@ export function record(watch: OrderWatch, connection: Recorded['connection']): R
   };
 }
 
+/** Closes every watch in `watches` (emptying it) and waits until each has ended. */
+export async function closeWatches(watches: OrderWatch[]): Promise<void> {
+  for (const w of watches.splice(0)) {
+    w.close();
+    await w.done;
+  }
+}
+
 /** An onConnection callback that logs into `log` with a timestamp. */
 export function connectionLog(log: Recorded['connection']): (e: ConnectionEvent) => void {
   return (e) => log.push({ at: performance.now(), e });

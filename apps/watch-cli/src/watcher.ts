@@ -60,7 +60,9 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
         ? `${time()}  stream ended (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`
         : undefined;
     case 'token':
-      return `${time()}  asking for a new token (${e.reason})`;
+      return e.reason === 'renewed'
+        ? `${time()}  stream moved to the new token`
+        : `${time()}  asking for a new token (${e.reason})`;
     default:
       return undefined;
   }

@@ -15,7 +15,7 @@ export const NODE_ENTRY = join(CLIENT_DIR, 'src', 'node.ts');
 export const BROWSER_TARGET = 'es2020';
 
 /** The oldest Node the package supports (package.json `engines`). */
-export const NODE_TARGET = 'node20.19';
+export const NODE_TARGET = 'node22.12';
 
 /**
  * What every build of the library shares: the `@app/*` aliases resolved from tsconfig.json

@@ -1,20 +1,34 @@
 /**
- * A single-consumer async queue: the watch pushes, `for await` pulls. Items wait here
- * while the consumer is busy; the queue does not bound itself: the watch reads `size`
- * and lets its connection go when the consumer falls behind, then waits in `drained()`.
- * After close() the consumer gets what is queued, then the iteration ends.
+ * A single-consumer async queue: the watch pushes, `for await` pulls. Each item carries
+ * the position it brings the consumer to (the seq to resume after once it has been
+ * handed over), so `handed` is what the consumer was given, never what waits here.
+ * The queue does not bound itself: the watch reads `size` and lets its connection go
+ * when the consumer falls behind, then waits in `drained()`.
  */
 export class ItemQueue<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
+  private entries: { readonly item: T; readonly position: number }[] = [];
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
   /** The one drained() call in progress (the watch loop is its only caller). */
   private drain: { atMost: number; resolve: () => void } | undefined;
   private closed = false;
   private iterated = false;
 
+  constructor(
+    private position: number,
+    /** Called with every item as the consumer takes it. */
+    private readonly onTake: (item: T) => void,
+    /** Called when the consumer stops iterating early (`break`, `return`, a throw). */
+    private readonly onReturn: () => void,
+  ) {}
+
+  /** The position of the last item the consumer took (the initial one before that). */
+  get handed(): number {
+    return this.position;
+  }
+
   /** Items pushed and not yet taken by the consumer. */
   get size(): number {
-    return this.items.length;
+    return this.entries.length;
   }
 
   /**
@@ -22,7 +36,7 @@ export class ItemQueue<T> implements AsyncIterable<T> {
    * once if that is already so), or when the queue closes or `signal` aborts.
    */
   drained(atMost: number, signal: AbortSignal): Promise<void> {
-    if (this.items.length <= atMost || this.closed || signal.aborted) return Promise.resolve();
+    if (this.entries.length <= atMost || this.closed || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         signal.removeEventListener('abort', done);
@@ -34,22 +48,36 @@ export class ItemQueue<T> implements AsyncIterable<T> {
     });
   }
 
-  push(item: T): void {
+  push(item: T, position: number): void {
     if (this.closed) return;
     const w = this.waiter;
     if (w) {
       this.waiter = undefined;
+      this.take(item, position);
       w({ value: item, done: false });
     } else {
-      this.items.push(item);
+      this.entries.push({ item, position });
     }
   }
 
-  close(): void {
+  /**
+   * Ends the queue with `last`: after what waits, or instead of it with `discard` (the
+   * consumer asked to stop: it gets `last` next, and its position stays what it took).
+   * May be called again with `discard` to replace a `last` the consumer has not taken.
+   */
+  finish(last: T, discard: boolean): void {
+    if (discard) this.entries = [];
+    else if (this.closed) return;
     this.closed = true;
     const w = this.waiter;
     this.waiter = undefined;
-    w?.({ value: undefined, done: true });
+    if (w) {
+      this.take(last, this.position);
+      w({ value: last, done: false });
+    } else {
+      // The end moves nobody: it stands where the item before it leaves the consumer.
+      this.entries.push({ item: last, position: this.entries.at(-1)?.position ?? this.position });
+    }
     this.drain?.resolve();
   }
 
@@ -58,25 +86,33 @@ export class ItemQueue<T> implements AsyncIterable<T> {
     this.iterated = true;
     return {
       next: () => {
-        const item = this.items.shift();
-        if (item !== undefined) {
-          if (this.drain && this.items.length <= this.drain.atMost) this.drain.resolve();
-          return Promise.resolve({ value: item, done: false });
+        const entry = this.entries.shift();
+        if (entry !== undefined) {
+          this.take(entry.item, entry.position);
+          if (this.drain && this.entries.length <= this.drain.atMost) this.drain.resolve();
+          return Promise.resolve({ value: entry.item, done: false });
         }
         if (this.closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => (this.waiter = resolve));
       },
-      // `break` out of a for-await: the consumer is gone, stop queueing.
+      // `break` out of a for-await: the consumer is gone, nothing more is handed to it.
       return: () => {
-        this.onReturn?.();
-        this.close();
+        this.onReturn();
+        this.entries = [];
+        this.closed = true;
+        const w = this.waiter;
+        this.waiter = undefined;
+        w?.({ value: undefined, done: true });
+        this.drain?.resolve();
         return Promise.resolve({ value: undefined, done: true });
       },
     };
   }
 
-  /** Called when the consumer stops iterating early. */
-  onReturn: (() => void) | undefined;
+  private take(item: T, position: number): void {
+    this.position = position;
+    this.onTake(item);
+  }
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts; leaves no timer behind. */

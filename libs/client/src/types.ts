@@ -13,7 +13,10 @@ export interface GapItem {
   readonly toSeq: number;
 }
 
-/** The last item of every watch; nothing follows it. */
+/**
+ * The last item of every watch; nothing follows it. `lastSeq` is the seq of the last item
+ * handed out before it (the position to resume after).
+ */
 export type EndItem =
   | { readonly kind: 'end'; readonly reason: 'completed'; readonly lastSeq: number }
   | { readonly kind: 'end'; readonly reason: 'aborted'; readonly lastSeq: number }
@@ -35,6 +38,7 @@ export type WatchItem = StreamItem | GapItem | EndItem;
 export type ConnectionEvent =
   | {
       readonly type: 'connecting';
+      /** The seq the connection resumes after: what the watch received (see `buffered`). */
       readonly afterSeq: number;
       readonly attempt: number;
       /** Epoch µs: an event published before this is a replay, not a live delivery. */
@@ -48,6 +52,11 @@ export type ConnectionEvent =
       readonly reason: string;
       /** The server's own advice, when it gave one (the delay then follows it). */
       readonly advisedMs?: number;
+      /**
+       * When the attempt failed (rather than the service ending the stream): why, with
+       * the URL and the network cause when the service never answered.
+       */
+      readonly error?: WatchError;
     }
   /**
    * No connection until the cause is over: `offline` until the browser is back,
@@ -55,10 +64,18 @@ export type ConnectionEvent =
    * `maxBufferedItems` (then the watch resumes after the last item it queued).
    */
   | { readonly type: 'paused'; readonly reason: 'offline' | 'backpressure' }
-  | { readonly type: 'token'; readonly reason: 'expiring' | 'expired' | 'refused' };
+  /**
+   * getToken() was asked (`expiring`: ahead of expiry; `expired`: after a
+   * `token_expired` end; `refused`: after a 401/403), or `renewed`: the stream moved
+   * to a new token without a break (a successor connection opened, the old one closed).
+   */
+  | {
+      readonly type: 'token';
+      readonly reason: 'expiring' | 'expired' | 'refused' | 'renewed';
+    };
 
 export interface WatchStats {
-  /** Items handed to the consumer, by kind (event, reset, skipped, gap, ...). */
+  /** Items the consumer has taken, by kind (event, reset, skipped, gap, ..., end). */
   readonly items: Record<string, number>;
   /** Items at or below the cursor (a replay overlapping what was seen): dropped. */
   duplicates: number;
@@ -93,14 +110,31 @@ export interface WatchOptions {
   /**
    * Asked for a fresh token before the current one expires (JWT `exp`), after a stream
    * ended with `token_expired`, and once after an authentication or permission refusal.
+   * A new token moves an open stream to it without a break (see the README). A throw
+   * or a rejection is a transient failure: asked again after the backoff delay.
    */
   readonly getToken?: () => string | Promise<string>;
+  /**
+   * Failed attempts in a row (since the start or the last open) after which the watch
+   * ends with the last error. @default unlimited
+   */
+  readonly maxAttempts?: number;
+  /**
+   * How long the watch may fail in a row (since it started, or since its connection was
+   * lost) before it ends with the last error (`Infinity`: never).
+   * @default 30_000 ms until a first connection opens; unlimited after it
+   */
+  readonly giveUpAfterMs?: number;
   /** Resume after this seq. @default 0 (everything still retained) */
   readonly after?: number;
   /** Aborting ends the watch (`end` with reason `aborted`) and releases everything. */
   readonly signal?: AbortSignal;
   readonly backoff?: BackoffOptions;
-  /** @default 30_000 ms before the token's `exp` */
+  /**
+   * Renew this long before the token's `exp`, but only once a third of its lifetime
+   * (`exp - iat`) is left, so a short token is renewed once per lifetime.
+   * @default 30_000 ms
+   */
   readonly refreshBeforeExpiryMs?: number;
   /**
    * Items the watch buffers for a consumer that iterates more slowly than they arrive.
@@ -122,23 +156,45 @@ export interface WatchOptions {
   /**
    * SSE: use the platform's EventSource (cookie or stream-ticket auth, its own
    * Last-Event-ID reconnects) instead of fetch. @default true where EventSource exists
+   * and the platform keeps cookies (a browser page or worker); false elsewhere (Node,
+   * even with a global EventSource)
    */
   readonly useEventSource?: boolean;
   /** Connection life cycle, for status displays and logs. */
   readonly onConnection?: (e: ConnectionEvent) => void;
 }
 
-/** A running watch: iterate it (once), or read `done`. */
+/**
+ * A running watch: iterate it (once). Its position (`cursor`, an end's `lastSeq`) is the
+ * seq of the last item the iteration handed out, never of what the watch has buffered
+ * beyond it: save it, pass it back as `after`, and the new watch yields every later seq
+ * exactly once.
+ */
 export interface OrderWatch extends AsyncIterable<WatchItem> {
   readonly orderId: string;
   readonly transport: TransportName;
-  /** The seq to resume after: what the consumer has been given so far. */
+  /**
+   * The seq to resume after: that of the last item the consumer has taken (`after`
+   * before the first). Items the watch has received and not yet handed out do not
+   * count; the watch's own reconnects resume after those, so nothing arrives twice.
+   */
   readonly cursor: number;
+  /** Items received and not yet taken by the consumer. */
+  readonly buffered: number;
   readonly stats: Readonly<WatchStats>;
-  /** Drops the current connection and resumes at once from the cursor (the demo's button). */
+  /** Drops the current connection and resumes at once (the demo's button). */
   reconnect(): void;
-  /** Ends the watch, like aborting its signal. */
+  /**
+   * Ends the watch, like aborting its signal: what the consumer has not taken is
+   * discarded and the next item it gets is the `aborted` end.
+   */
   close(): void;
-  /** Resolves with the final `end` item. */
+  /**
+   * The final `end` item, once the iteration is over: the consumer took it, left the
+   * loop (`break`, `return`, a throw), or closed the watch. `lastSeq` is then `cursor`.
+   * After an early exit the end is `aborted`, even if the watch had completed or failed
+   * behind items the consumer never took. It does not settle while a consumer that is
+   * still iterating has items left to take.
+   */
   readonly done: Promise<EndItem>;
 }

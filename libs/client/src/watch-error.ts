@@ -20,9 +20,14 @@ const AUTH: ReadonlySet<ErrorCode> = new Set([
 
 const CODES = new Set<string>(Object.values(ErrorCode));
 
+/** Why a connection could not be made at all (no answer from the service). */
+export type NetworkCause = 'refused' | 'tls' | 'dns' | 'timeout' | 'reset' | 'origin' | 'other';
+
 /**
  * A failure of one connection attempt, in the service's transport-neutral vocabulary
  * (the same codes as the service's GatewayError), whatever the transport said it with.
+ * The message ends with what the transport said: `(HTTP 401)`, `(gRPC 16)`,
+ * `(socket.io unauthenticated)`, or the URL and the network cause.
  */
 export class WatchError extends Error {
   constructor(
@@ -30,8 +35,14 @@ export class WatchError extends Error {
     message: string,
     /** When the service said when to retry (Retry-After, retry-after-ms, retryAfterMs). */
     readonly retryAfterMs?: number,
-    /** The HTTP status or gRPC status code it came with, when there was one. */
+    /**
+     * The HTTP status (SSE, long-poll, and socket.io: the status the service's HTTP API
+     * gives the same code) or the gRPC status code; undefined when the service never
+     * answered (see `network`).
+     */
     readonly status?: number,
+    /** What the connection could not reach, when it failed below HTTP or gRPC. */
+    readonly network?: { readonly url: string; readonly cause: NetworkCause },
   ) {
     super(message);
     this.name = 'WatchError';
@@ -82,13 +93,86 @@ export function grpcError(code: number, details: string, retryAfterMs?: number):
   );
 }
 
-/** An error body's `error` ({code, message, retryAfterMs}), e.g. a socket.io ack or connect_error. */
-export function bodyError(err: unknown, fallback: string): WatchError {
+/**
+ * A socket.io error body ({code, message, retryAfterMs}: an ack or a connect_error's
+ * data), with the HTTP status the service gives the same code, as on SSE and long-poll.
+ */
+export function socketIoError(err: unknown, fallback: string): WatchError {
   const e = err as { code?: unknown; message?: unknown; retryAfterMs?: unknown } | undefined;
+  const code = isErrorCode(e?.code) ? e.code : ErrorCode.Unavailable;
   return new WatchError(
-    isErrorCode(e?.code) ? e.code : ErrorCode.Unavailable,
-    typeof e?.message === 'string' ? e.message : fallback,
+    code,
+    `${typeof e?.message === 'string' ? e.message : fallback} (socket.io ${code})`,
     typeof e?.retryAfterMs === 'number' ? e.retryAfterMs : undefined,
+    HTTP_STATUS_BY_CODE[code],
+  );
+}
+
+/** Node's error codes (from the cause chain) for what a connection could not do. */
+const NETWORK_CAUSES: Record<string, NetworkCause> = {
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'tls',
+  SELF_SIGNED_CERT_IN_CHAIN: 'tls',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'tls',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'tls',
+  CERT_HAS_EXPIRED: 'tls',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'tls',
+};
+
+const CAUSE_TEXT: Record<NetworkCause, string> = {
+  refused: 'connection refused',
+  tls: 'TLS certificate not trusted',
+  dns: 'host not found',
+  timeout: 'connect timed out',
+  reset: 'connection reset',
+  origin: 'refused at the handshake (HTTP 403: is this Origin allowed?)',
+  other: 'connection failed',
+};
+
+/** The innermost error of a `cause` chain that has a code, or the innermost one. */
+function rootCause(err: unknown): { code?: string; message: string } {
+  let e: unknown = err;
+  let found: { code?: string; message: string } = { message: String(err) };
+  for (let depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
+    const x = e as { code?: unknown; message?: unknown; cause?: unknown; description?: unknown };
+    const message = typeof x.message === 'string' ? x.message : undefined;
+    if (typeof x.code === 'string') found = { code: x.code, message: message ?? found.message };
+    else if (found.code === undefined && message !== undefined) found = { message };
+    // socket.io-client keeps the transport's error event in `description`; in Node that
+    // is the `ws` ErrorEvent, whose `error` is the socket's own error.
+    const d = x.description as { error?: unknown } | undefined;
+    e = x.cause ?? (d instanceof Error ? d : typeof d === 'object' ? d?.error : undefined);
+  }
+  return found;
+}
+
+/**
+ * A connection that got no answer from the service (fetch failed, a socket error), as a
+ * transient WatchError that names the URL and the cause: a refused connection, an
+ * untrusted certificate, a refused Origin and a DNS failure no longer look the same.
+ */
+export function networkError(url: string, err: unknown): WatchError {
+  const root = rootCause(err);
+  const cause: NetworkCause =
+    (root.code !== undefined ? NETWORK_CAUSES[root.code] : undefined) ??
+    (/Unexpected server response: 403/.test(root.message)
+      ? 'origin'
+      : /certificate/i.test(root.message)
+        ? 'tls'
+        : 'other');
+  const detail = root.code !== undefined ? `${root.code}: ${root.message}` : root.message;
+  return new WatchError(
+    ErrorCode.Unavailable,
+    `${url}: ${CAUSE_TEXT[cause]} (${detail})`,
+    undefined,
+    undefined,
+    { url, cause },
   );
 }
 

@@ -293,7 +293,12 @@
         }
         break;
       case 'token':
-        note('info', `asking for a new token (${e.reason})`);
+        note(
+          'info',
+          e.reason === 'renewed'
+            ? 'stream moved to the new token'
+            : `asking for a new token (${e.reason})`,
+        );
         break;
     }
     syncStats();

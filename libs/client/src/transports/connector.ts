@@ -44,6 +44,11 @@ export interface ConnectionEnd {
  */
 export interface Connector {
   connect(req: ConnectRequest): Promise<ConnectionEnd>;
+  /**
+   * Reads the token for every request (long-poll), so a new token needs no new
+   * connection. Otherwise the watch renews an open connection when the token changes.
+   */
+  readonly tokenPerRequest?: boolean;
   /** Releases what the connector keeps between attempts (a socket.io Manager, a gRPC channel). */
   close(): void;
 }

@@ -12,7 +12,7 @@ import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import { StreamEndReason } from '@app/contracts/order-events';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
 import type { ProtoSubscribeResponse } from '@app/contracts/proto-codec';
-import { grpcError, toWatchError } from '../watch-error';
+import { grpcError, networkError, toWatchError } from '../watch-error';
 import type { ConnectionEnd, ConnectorFactory } from './connector';
 import { itemFromProto } from './proto-items';
 
@@ -46,6 +46,10 @@ function target(baseUrl: string): { address: string; tls: boolean } {
   const m = /^(https?):\/\/([^/]+)\/*$/.exec(baseUrl);
   return m ? { address: m[2], tls: m[1] === 'https' } : { address: baseUrl, tls: false };
 }
+
+/** grpc-js's details when the channel could not connect (the service never answered). */
+const NO_CHANNEL =
+  /No connection established|Failed to connect|certificate|handshake|ECONN|ENOTFOUND|EAI_AGAIN/i;
 
 function trailer(md: Metadata | undefined, key: string): string | undefined {
   const v = md?.get(key)[0];
@@ -116,11 +120,18 @@ export const grpcConnector: ConnectorFactory = (opts) => {
             );
             return;
           }
+          const unreachable =
+            !opened && err.code === GrpcStatus.UNAVAILABLE && NO_CHANNEL.test(err.details);
           finish(() =>
             reject(
               err.code === GrpcStatus.CANCELLED
                 ? new Error('cancelled')
-                : grpcError(err.code, err.details, retryAfterMs),
+                : unreachable
+                  ? networkError(opts.baseUrl, {
+                      code: /\b(E[A-Z]{3,}|[A-Z_]*CERT[A-Z_]*)\b/.exec(err.details)?.[1],
+                      message: err.details,
+                    })
+                  : grpcError(err.code, err.details, retryAfterMs),
             ),
           );
         });

@@ -1,6 +1,6 @@
 import type { StreamItem, StreamReset, StreamSkipped } from '@app/contracts/order-events';
 import { StreamEndReason } from '@app/contracts/order-events';
-import { httpError, retryAfterHeaderMs } from '../watch-error';
+import { httpError, networkError, retryAfterHeaderMs } from '../watch-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectorFactory } from './connector';
 import { wireItem } from './wire-items';
 
@@ -36,6 +36,7 @@ function itemsOf(body: PollBody): StreamItem[] {
  * A 204 with `Retry-After` is the service draining: the stream ends with its advice.
  */
 export const longPollConnector: ConnectorFactory = (opts) => ({
+  tokenPerRequest: true,
   connect: async (req): Promise<ConnectionEnd> => {
     let opened = false;
     for (;;) {
@@ -43,6 +44,8 @@ export const longPollConnector: ConnectorFactory = (opts) => ({
       const res = await fetch(url, {
         headers: bearer(req.token()),
         signal: req.signal,
+      }).catch((err: unknown) => {
+        throw networkError(url, err);
       });
       if (res.status !== 200 && res.status !== 204) {
         const body: unknown = await res.json().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { ErrorCode } from '@app/contracts/gateway-error';
 import { StreamEndReason } from '@app/contracts/order-events';
-import { bodyError, toWatchError, WatchError } from '../watch-error';
+import { networkError, socketIoError, toWatchError, WatchError } from '../watch-error';
 import type { ConnectionEnd, ConnectorFactory, ConnectRequest } from './connector';
 import { ITEM_WIRE_NAMES, payloadOrderId, wireItem, withoutOrderId } from './wire-items';
 
@@ -19,35 +19,58 @@ interface EndPayload {
   readonly retryAfterMs?: number;
 }
 
+function namespaceUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`;
+}
+
+/** A socket and the token version its handshake carried. */
+interface SharedSocket {
+  readonly socket: Socket;
+  readonly tokenVersion: number;
+}
+
 /**
  * socket.io: `subscribe {orderId, afterSeq}` with an ack, then the order's items and one
  * `end`. socket.io's own reconnection is off (the watch owns retries, resume and
  * backoff); the socket is kept between attempts while it is connected with the current
  * token, so a `max_age` end only costs a resubscribe, not a new handshake. The token
- * travels in the handshake (`auth.token`): a new token means a new socket.
+ * travels in the handshake (`auth.token`): a new token means a new socket, opened beside
+ * the old one while the watch renews (the old one closes when its subscription is let go).
  */
 export const socketIoConnector: ConnectorFactory = (opts) => {
-  let socket: Socket | undefined;
-  let socketTokenVersion = -1;
+  let latest: SharedSocket | undefined;
+  /** Sockets with a subscription in progress. */
+  const busy = new Set<Socket>();
 
-  const fresh = (req: ConnectRequest): Socket => {
-    if (socket?.connected && socketTokenVersion === req.tokenVersion()) return socket;
-    socket?.disconnect();
+  const acquire = (req: ConnectRequest): Socket => {
+    if (latest?.socket.connected && latest.tokenVersion === req.tokenVersion()) {
+      return latest.socket;
+    }
+    if (latest !== undefined && !busy.has(latest.socket)) latest.socket.disconnect();
     const token = req.token();
-    socketTokenVersion = req.tokenVersion();
-    socket = io(`${opts.baseUrl.replace(/\/+$/, '')}${ORDERS_NAMESPACE}`, {
+    const socket = io(namespaceUrl(opts.baseUrl), {
       transports: ['websocket'],
       reconnection: false,
       forceNew: true,
       auth: token ? { token } : {},
     });
+    latest = { socket, tokenVersion: req.tokenVersion() };
     return socket;
+  };
+
+  /** A subscription on `s` is over: keep the socket only if asked and it is the latest. */
+  const release = (s: Socket, keep: boolean): void => {
+    busy.delete(s);
+    if (keep && latest?.socket === s) return;
+    s.disconnect();
+    if (latest?.socket === s) latest = undefined;
   };
 
   return {
     connect: (req) =>
       new Promise<ConnectionEnd>((resolve, reject) => {
-        const s = fresh(req);
+        const s = acquire(req);
+        busy.add(s);
         type Listener = (arg: unknown) => void;
         const listeners: [string, Listener][] = [];
         const on = (event: string, fn: Listener) => {
@@ -60,7 +83,7 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
           settled = true;
           for (const [event, fn] of listeners) s.off(event, fn);
           req.signal.removeEventListener('abort', onAbort);
-          if (!keepSocket) s.disconnect();
+          release(s, keepSocket);
           settle();
         };
         const onAbort = () => finish(false, () => reject(new Error('aborted')));
@@ -73,7 +96,7 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
             (ack: SubscribeAck) => {
               if (settled) return;
               if (ack?.ok) req.opened();
-              else finish(true, () => reject(bodyError(ack?.error, 'subscribe refused')));
+              else finish(true, () => reject(socketIoError(ack?.error, 'subscribe refused')));
             },
           );
         for (const name of ITEM_WIRE_NAMES) {
@@ -107,8 +130,8 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
           finish(false, () =>
             reject(
               err.data !== undefined
-                ? bodyError(err.data, err.message)
-                : new WatchError(ErrorCode.Unavailable, `connect failed: ${err.message}`),
+                ? socketIoError(err.data, err.message)
+                : networkError(namespaceUrl(opts.baseUrl), err),
             ),
           );
         });
@@ -121,8 +144,8 @@ export const socketIoConnector: ConnectorFactory = (opts) => {
         else on('connect', subscribe);
       }),
     close: () => {
-      socket?.disconnect();
-      socket = undefined;
+      latest?.socket.disconnect();
+      latest = undefined;
     },
   };
 };

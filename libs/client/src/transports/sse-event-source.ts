@@ -23,6 +23,23 @@ export function platformEventSource(): EventSourceClass | undefined {
   return (globalThis as unknown as { EventSource?: EventSourceClass }).EventSource;
 }
 
+/**
+ * Whether the platform's EventSource can carry this library's credentials: it cannot
+ * send a header (WHATWG HTML, 9.2.2), so it needs a platform that keeps the session
+ * cookie (a browser page or worker). A global EventSource without a cookie store (Node's
+ * experimental one) would be refused for ever: SSE goes over fetch there.
+ */
+export function eventSourceUsable(): boolean {
+  const g = globalThis as {
+    document?: { cookie?: unknown };
+    WorkerGlobalScope?: unknown;
+  };
+  return (
+    platformEventSource() !== undefined &&
+    (typeof g.document?.cookie === 'string' || typeof g.WorkerGlobalScope === 'function')
+  );
+}
+
 interface StreamTicket {
   readonly ticket: string;
 }

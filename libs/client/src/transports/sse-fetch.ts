@@ -1,4 +1,4 @@
-import { WatchError, httpError } from '../watch-error';
+import { WatchError, httpError, networkError } from '../watch-error';
 import { ErrorCode } from '@app/contracts/gateway-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectRequest } from './connector';
 import { SseParser } from './sse-parser';
@@ -15,13 +15,16 @@ export async function connectSseFetch(
   baseUrl: string,
   req: ConnectRequest,
 ): Promise<ConnectionEnd> {
-  const res = await fetch(orderUrl(baseUrl, req.orderId, 'stream'), {
+  const url = orderUrl(baseUrl, req.orderId, 'stream');
+  const res = await fetch(url, {
     headers: {
       accept: 'text/event-stream',
       ...bearer(req.token()),
       ...(req.afterSeq > 0 ? { 'last-event-id': String(req.afterSeq) } : {}),
     },
     signal: req.signal,
+  }).catch((err: unknown) => {
+    throw networkError(url, err);
   });
   // 204: the order finished before this resume (WHATWG: "stop reconnecting").
   if (res.status === 204) return { reason: 'completed' };
