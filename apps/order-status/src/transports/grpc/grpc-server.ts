@@ -6,7 +6,12 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { Transport, ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
+import {
+  Transport,
+  ServerGrpc,
+  type GrpcMethodStreamingType,
+  type GrpcOptions,
+} from '@nestjs/microservices';
 import {
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_PROTO_PATH,
@@ -15,6 +20,7 @@ import {
 import type { AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
 import { followStreamCall } from './stream-call';
+import { decodeRequestsStrictly, refusingMalformed } from './strict-decoding';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /** A handler as Nest hands it to the transport: its whole chain (guards, filters...). */
@@ -48,6 +54,19 @@ export class BoundServerGrpc extends ServerGrpc {
 
   get boundPort(): number {
     return this.port;
+  }
+
+  /** Every method refuses a request that is not a valid message (see strict-decoding.ts). */
+  override createServiceMethod(
+    methodHandler: NestMethodHandler,
+    protoNativeHandler: unknown,
+    streamType: GrpcMethodStreamingType,
+  ): (...args: never[]) => unknown {
+    return super.createServiceMethod(
+      refusingMalformed(methodHandler),
+      protoNativeHandler,
+      streamType,
+    ) as (...args: never[]) => unknown;
   }
 
   /**
@@ -132,9 +151,10 @@ export function grpcServerOptions(
     },
     // Called by Nest once the server is bound and before the service's handlers are
     // added (ServerGrpc.loadProto receives the server it created in createClient):
-    // Subscribe's serializer learns to pass pre-encoded events through, and discovery
-    // adds health and reflection.
+    // requests are decoded strictly, Subscribe's serializer learns to pass pre-encoded
+    // events through, and discovery adds health and reflection.
     onLoadPackageDefinition: (pkg: PackageDefinition, server: Server) => {
+      decodeRequestsStrictly(pkg);
       SUBSCRIBE_ENCODING.install(pkg);
       discovery?.register(pkg, server);
     },
