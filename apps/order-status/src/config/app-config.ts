@@ -99,6 +99,11 @@ export interface AppConfig {
     readonly maxConnectionAgeMs: number;
     readonly maxConnectionAgeGraceMs: number;
     readonly maxReceiveMessageBytes: number;
+    /**
+     * Time a connection gets to send the HTTP/2 preface (a socket that sends nothing is
+     * closed then). @default 10_000 ms (DEFAULT_GRPC_PREFACE_TIMEOUT_MS)
+     */
+    readonly prefaceTimeoutMs: number;
   };
   readonly ws: {
     readonly pingIntervalMs: number;
@@ -144,6 +149,8 @@ export interface RedisConfig {
 const MAX_PORT = 65_535;
 /** @default 10_000 ms for a TLS handshake (Node's own default is 120 s) */
 export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** @default 10_000 ms for a gRPC connection to send the HTTP/2 preface, as for a TLS handshake */
+export const DEFAULT_GRPC_PREFACE_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
 
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
@@ -398,6 +405,13 @@ function readConfig(r: EnvReader): AppConfig {
         1_024,
         4_194_304,
         'largest request message',
+      ),
+      prefaceTimeoutMs: r.int(
+        'GRPC_PREFACE_TIMEOUT_MS',
+        DEFAULT_GRPC_PREFACE_TIMEOUT_MS,
+        1_000,
+        120_000,
+        'time to send the HTTP/2 preface (a connection that sends nothing is closed then)',
       ),
     },
     ws: {

@@ -17,14 +17,22 @@ import {
   ORDER_STATUS_PROTO_PATH,
   PROTO_LOADER_OPTIONS,
 } from '@app/contracts';
-import type { AppConfig } from '../../config/app-config';
+import { DEFAULT_GRPC_PREFACE_TIMEOUT_MS, type AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
+import { closeSilentConnections } from './preface-timeout';
 import { followStreamCall } from './stream-call';
 import { decodeRequestsStrictly, refusingMalformed } from './strict-decoding';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /** A handler as Nest hands it to the transport: its whole chain (guards, filters...). */
 type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) => unknown;
+
+export interface BoundServerGrpcOptions {
+  /** Health and reflection, with a status following the server's life. */
+  readonly discovery?: GrpcDiscovery;
+  /** GRPC_PREFACE_TIMEOUT_MS (see preface-timeout.ts). @default 10_000 */
+  readonly prefaceTimeoutMs?: number;
+}
 
 /**
  * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
@@ -34,11 +42,16 @@ type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) =
 export class BoundServerGrpc extends ServerGrpc {
   private port = 0;
 
+  private readonly discovery?: GrpcDiscovery;
+  private readonly prefaceTimeoutMs: number;
+
   constructor(
     private readonly grpcOptions: GrpcOptions['options'],
-    private readonly discovery?: GrpcDiscovery,
+    opts: BoundServerGrpcOptions = {},
   ) {
     super(grpcOptions);
+    this.discovery = opts.discovery;
+    this.prefaceTimeoutMs = opts.prefaceTimeoutMs ?? DEFAULT_GRPC_PREFACE_TIMEOUT_MS;
   }
 
   /** Health turns SERVING only once every handler has been added to the server. */
@@ -117,6 +130,7 @@ export class BoundServerGrpc extends ServerGrpc {
         (err, port) => (err ? reject(err) : resolve(port)),
       ),
     );
+    closeSilentConnections(server, this.prefaceTimeoutMs);
     return server;
   }
 }
@@ -163,7 +177,10 @@ export function grpcServerOptions(
 
 export function createGrpcServer(config: AppConfig): BoundServerGrpc {
   const discovery = new GrpcDiscovery();
-  return new BoundServerGrpc(grpcServerOptions(config, discovery), discovery);
+  return new BoundServerGrpc(grpcServerOptions(config, discovery), {
+    discovery,
+    prefaceTimeoutMs: config.grpc.prefaceTimeoutMs,
+  });
 }
 
 export { Transport };
