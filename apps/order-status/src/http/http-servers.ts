@@ -12,6 +12,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError } from 'fastify';
 import { errorBody, ErrorCode, GatewayError } from '@app/contracts';
 import type { AppConfig } from '../config/app-config';
+import { answerClientError, watchFirstRequestLine } from './client-errors';
 import type { TlsMaterial } from './dev-certificate';
 
 /**
@@ -62,10 +63,13 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
     // a typed 400; find-my-way's limit guards regex parameters, and these routes have none.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
+    // Requests the parser refuses (an over-long URL or header section, a timeout).
+    clientErrorHandler: answerClientError,
     serverFactory: (handler: (req: Http2ServerRequest, res: Http2ServerResponse) => void) => {
       // With allowHTTP1, Fastify already handles HTTP/1.1 request objects on the secure
       // server; the plain server hands it the same kind.
       http = createServer(handler as unknown as RequestListener);
+      http.on('clientError', answerClientError);
       applyHttp1Timeouts(http, config);
       secure = createSecureServer(
         {
@@ -135,6 +139,7 @@ function trackSockets(server: Http2SecureServer): Set<Socket> {
   const sockets = new Set<Socket>();
   server.on('secureConnection', (socket: TLSSocket) => {
     if (socket.alpnProtocol === 'h2') return;
+    watchFirstRequestLine(socket);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
