@@ -1,7 +1,10 @@
+import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { status as GrpcCode } from '@grpc/grpc-js';
 import { io } from 'socket.io-client';
 import { Agent, request } from 'undici';
 import { ErrorCode, type ErrorBody } from '@app/contracts';
+import { framedMessage } from '../../loadtest/src/clients/grpc-frame';
 import { literalBlock } from '../../loadtest/src/clients/lean/hpack-literals';
 import { RawH2Connection, type H2Fields } from '../../loadtest/src/clients/lean/raw-h2-connection';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -98,6 +101,42 @@ describe('two Authorization headers', () => {
         });
       });
       expect(status).toBe('400');
+    } finally {
+      connection.close();
+      socket.destroy();
+    }
+  });
+
+  // Node's HTTP/2 layer keeps the first `authorization` field; grpc-js saw only that one.
+  it.each(['GetOrder', 'Subscribe'])('gRPC %s: INVALID_ARGUMENT', async (method) => {
+    const socket = tcpConnect(app.ports.grpc, '127.0.0.1');
+    await once(socket, 'connect');
+    const connection = new RawH2Connection(socket);
+    try {
+      const block = Buffer.concat([
+        literalBlock({
+          ':method': 'POST',
+          ':scheme': 'http',
+          ':authority': app.grpcAddress,
+          ':path': `/orderstatus.v1.OrderStatusService/${method}`,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          authorization: good,
+        }),
+        literalBlock({ authorization: bad }),
+      ]);
+      // GetOrderRequest / SubscribeRequest { order_id: "dup-auth" }.
+      const body = framedMessage(Buffer.from('0a086475702d61757468', 'hex'));
+      const status = await new Promise<string | undefined>((resolve, reject) => {
+        connection.request(block, body, {
+          onHeaders: (fields: H2Fields) => {
+            if (fields['grpc-status'] !== undefined) resolve(fields['grpc-status']);
+          },
+          onData: () => undefined,
+          onClosed: (cause) => reject(new Error(`stream closed: ${cause.kind}`)),
+        });
+      });
+      expect(Number(status)).toBe(GrpcCode.INVALID_ARGUMENT);
     } finally {
       connection.close();
       socket.destroy();

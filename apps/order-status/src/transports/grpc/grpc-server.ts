@@ -20,6 +20,7 @@ import {
 import { DEFAULT_GRPC_PREFACE_TIMEOUT_MS, type AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
 import { closeSilentConnections } from './preface-timeout';
+import { exposeRepeatedAuthorization } from './repeated-authorization';
 import { followStreamCall } from './stream-call';
 import { decodeRequestsStrictly, refusingMalformed } from './strict-decoding';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
@@ -131,6 +132,7 @@ export class BoundServerGrpc extends ServerGrpc {
       ),
     );
     closeSilentConnections(server, this.prefaceTimeoutMs);
+    exposeRepeatedAuthorization(server);
     return server;
   }
 }

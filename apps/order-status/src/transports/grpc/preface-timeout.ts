@@ -1,6 +1,6 @@
 import type { Server } from '@grpc/grpc-js';
-import type { Server as NetServer } from 'node:net';
 import type { ServerHttp2Session } from 'node:http2';
+import { http2ServersOf } from './grpc-http2-servers';
 
 /**
  * Closes every connection to `server` that has not sent the HTTP/2 connection preface
@@ -8,10 +8,7 @@ import type { ServerHttp2Session } from 'node:http2';
  * close a socket that never finishes its headers or TLS handshake. Node makes the session
  * as the TCP connection opens, so without this only the keepalive PING that goes
  * unanswered (GRPC_KEEPALIVE_TIME_MS + GRPC_KEEPALIVE_TIMEOUT_MS) ends a silent one.
- *
- * grpc-js exposes neither its HTTP/2 servers nor an option for this; its `http2Servers`
- * field is read, and start-up fails if it is gone rather than run without the bound.
- * Call it after `bindAsync`, which creates the servers.
+ * grpc-js has no option for this. Call it after `bindAsync`, which creates the servers.
  */
 export function closeSilentConnections(server: Server, timeoutMs: number): void {
   for (const http2 of http2ServersOf(server)) {
@@ -22,15 +19,4 @@ export function closeSilentConnections(server: Server, timeoutMs: number): void 
       session.once('close', settled);
     });
   }
-}
-
-function http2ServersOf(server: Server): Iterable<NetServer> {
-  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
-  if (!(servers instanceof Map) || servers.size === 0) {
-    throw new Error(
-      'grpc-js keeps no http2Servers map: GRPC_PREFACE_TIMEOUT_MS cannot be applied ' +
-        '(see transports/grpc/preface-timeout.ts)',
-    );
-  }
-  return (servers as Map<NetServer, unknown>).keys();
 }
