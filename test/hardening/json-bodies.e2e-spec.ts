@@ -2,6 +2,9 @@ import { request } from 'undici';
 import { ErrorCode, type ErrorBody } from '@app/contracts';
 import { startTestApp, type TestApp } from '../support/test-app';
 
+/** A JSON value nested `depth` arrays deep: 2 bytes per level. */
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
 /**
  * The API's bodies are JSON only: a form-encoded or plain-text body (what an HTML form
  * or a `curl -d` sends, cross-origin without a preflight) is a 415 in the error shape,
@@ -48,6 +51,29 @@ describe('JSON-only request bodies', () => {
       'orderId=jb-1',
     );
     expect(res.status).toBe(415);
+  });
+
+  // Nested 2,000 deep (4 KB, under the body limit), a body once reached class-transformer,
+  // whose recursion overflowed the stack: a 500 and a logged RangeError on every request.
+  it.each([
+    ['/v1/stream-tickets', (v: string) => `{"orderId":${v}}`, ['orders:read']],
+    ['/v1/orders/jb-1/status', (v: string) => `{"status":${v}}`, undefined],
+    ['/v1/orders/jb-1/tracking', (v: string) => `{"location":{"lat":${v}},"etaMs":1}`, undefined],
+  ] as const)('refuses a body nested 2,000 deep on %s with 400', async (path, body, scopes) => {
+    const res = await request(`${app.httpUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${app.token(scopes ? { scopes } : {})}`,
+        'content-type': 'application/json',
+      },
+      body: body(nested(2_000)),
+    });
+    expect(res.statusCode).toBe(400);
+    const answer = (await res.body.json()) as ErrorBody;
+    expect(answer.error).toEqual({
+      code: ErrorCode.InvalidArgument,
+      message: expect.stringMatching(/nest/) as unknown,
+    });
   });
 
   it('accepts JSON, with or without a charset', async () => {

@@ -5,6 +5,7 @@ import { once } from '../support/wait-for';
 
 const HEADERS_TIMEOUT_MS = 1_000;
 const HANDSHAKE_TIMEOUT_MS = 1_000;
+const PREFACE_TIMEOUT_MS = 1_000;
 /** Node checks header/request deadlines periodically; the listener must close well within this. */
 const CLOSE_BOUND_MS = 4_000;
 
@@ -42,6 +43,7 @@ describe('listener timeouts', () => {
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       HTTP_REQUEST_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS * 2),
       HTTP_TLS_HANDSHAKE_TIMEOUT_MS: String(HANDSHAKE_TIMEOUT_MS),
+      GRPC_PREFACE_TIMEOUT_MS: String(PREFACE_TIMEOUT_MS),
     });
   });
   afterEach(() => {
@@ -83,6 +85,24 @@ describe('listener timeouts', () => {
     await once(socket, 'connect');
     const startedAt = performance.now();
     timers.push(dripHeaders(socket, 200));
+    const took = await closedWithin(socket, startedAt);
+    expect(took).toBeLessThan(CLOSE_BOUND_MS);
+  });
+
+  // Without a bound such a connection stayed until the keepalive PING went unanswered
+  // (GRPC_KEEPALIVE_TIME_MS + GRPC_KEEPALIVE_TIMEOUT_MS, about 40 s by default).
+  it.each([
+    ['sends nothing', ''],
+    ['sends half the HTTP/2 preface', 'PRI * HTTP/2.0\r\n'],
+  ])('closes a gRPC connection that %s', async (_what, bytes) => {
+    const socket = tcpConnect(app.ports.grpc, '127.0.0.1');
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    // The server sends its SETTINGS at once: read (and drop) them, or the close goes unseen.
+    socket.resume();
+    await once(socket, 'connect');
+    const startedAt = performance.now();
+    if (bytes !== '') socket.write(bytes);
     const took = await closedWithin(socket, startedAt);
     expect(took).toBeLessThan(CLOSE_BOUND_MS);
   });

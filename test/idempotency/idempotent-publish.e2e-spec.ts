@@ -98,15 +98,55 @@ describe.each([
       expect((await eventsOf(app.httpUrl, orderId)).map((e) => e.seq)).toEqual([1, 2, 3]);
     });
 
-    it('a key repeated with another status is refused (409 / FAILED_PRECONDITION)', async () => {
-      const orderId = order('conflict');
-      await app.createOrder(orderId);
-      expect((await publisher().publish({ orderId, status: Paid, key: KEY })).code).toBe('ok');
-      const other = await publisher().publish({ orderId, status: Packed, key: KEY });
-      expect(other.code).toBe('failed_precondition');
-      expect(other.wireStatus).toBe(api === 'rest' ? 409 : 9);
-      expect(other.message).toMatch(/idempotency key/);
-      expect((await eventsOf(app.httpUrl, orderId)).map((e) => e.status)).toEqual([Created, Paid]);
+    // draft-ietf-httpapi-idempotency-key-header section 2.7: a key reused with another
+    // payload is 422 on HTTP; gRPC has no such code and answers FAILED_PRECONDITION.
+    it.each([
+      ['another status', { status: Packed }],
+      ['other padding', { status: Paid, paddingBytes: 7 }],
+    ] as const)(
+      'a key repeated with %s is refused (422 / FAILED_PRECONDITION)',
+      async (what, change) => {
+        const orderId = order(`conflict-${what.replace(/\W+/g, '-')}`);
+        await app.createOrder(orderId);
+        const first = await publisher().publish({ orderId, status: Paid, key: KEY });
+        expect(first.code).toBe('ok');
+        const other = await publisher().publish({ orderId, key: KEY, ...change });
+        expect(other.code).toBe('failed_precondition');
+        expect(other.wireStatus).toBe(api === 'rest' ? 422 : 9);
+        expect(other.message).toMatch(/idempotency key/);
+        expect((await eventsOf(app.httpUrl, orderId)).map((e) => e.status)).toEqual([
+          Created,
+          Paid,
+        ]);
+        // The same request again is still a replay.
+        const again = await publisher().publish({ orderId, status: Paid, key: KEY });
+        expect(again).toMatchObject({ replayed: true, event: first.event });
+      },
+    );
+
+    it('a key that created an order, repeated for another owner, is refused', async () => {
+      const orderId = order('conflict-owner');
+      const first = await publisher().publish({
+        orderId,
+        status: Created,
+        key: KEY,
+        ownerId: 'customer-a',
+      });
+      expect(first.code).toBe('ok');
+      const other = await publisher().publish({
+        orderId,
+        status: Created,
+        key: KEY,
+        ownerId: 'customer-b',
+      });
+      expect(other.wireStatus).toBe(api === 'rest' ? 422 : 9);
+      const again = await publisher().publish({
+        orderId,
+        status: Created,
+        key: KEY,
+        ownerId: 'customer-a',
+      });
+      expect(again).toMatchObject({ replayed: true, event: first.event });
     });
 
     const badKeys: [string, string][] = [

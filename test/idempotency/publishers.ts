@@ -31,6 +31,17 @@ export interface PublishRequest {
   readonly key?: string;
   /** Bearer token; the default test token (subject `support`) when absent. */
   readonly token?: string;
+  /** Body fields beyond the status, sent only when given. */
+  readonly paddingBytes?: number;
+  readonly ownerId?: string;
+}
+
+/** The optional body fields of a request that were given (REST and gRPC names agree). */
+function extras(req: PublishRequest): { paddingBytes?: number; ownerId?: string } {
+  return {
+    ...(req.paddingBytes === undefined ? {} : { paddingBytes: req.paddingBytes }),
+    ...(req.ownerId === undefined ? {} : { ownerId: req.ownerId }),
+  };
 }
 
 export interface Publisher {
@@ -55,7 +66,8 @@ const GRPC_CODE_NAMES: Record<number, string> = {
 export function restPublisher(httpUrl: string): Publisher {
   return {
     name: 'rest',
-    publish: async ({ orderId, status, key, token }) => {
+    publish: async (req) => {
+      const { orderId, status, key, token } = req;
       const res = await request(`${httpUrl}/v1/orders/${orderId}/status`, {
         method: 'POST',
         headers: {
@@ -63,7 +75,7 @@ export function restPublisher(httpUrl: string): Publisher {
           ...bearer(token ?? DEFAULT_TEST_TOKEN),
           ...(key === undefined ? {} : { 'idempotency-key': key }),
         },
-        body: JSON.stringify({ status }),
+        body: JSON.stringify({ status, ...extras(req) }),
       });
       const body = (await res.body.json()) as
         OrderStatusChanged | { error: { code: string; message: string } };
@@ -91,7 +103,8 @@ export function grpcPublisher(grpcAddress: string): Publisher {
   };
   return {
     name: 'grpc',
-    publish: async ({ orderId, status, key, token }) => {
+    publish: async (req) => {
+      const { orderId, status, key, token } = req;
       const client = clientFor(token ?? DEFAULT_TEST_TOKEN);
       try {
         const res = await unary(
@@ -106,6 +119,7 @@ export function grpcPublisher(grpcAddress: string): Publisher {
           {
             orderId,
             status: PROTO_STATUS[status],
+            ...extras(req),
             ...(key === undefined ? {} : { requestId: key }),
           },
         );

@@ -92,7 +92,9 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   // gRPC health follows readiness (not just the server's life): NOT_SERVING while
   // starting, draining or cut off from the store.
   const discovery = new GrpcDiscovery();
-  const grpc = new BoundServerGrpc(grpcServerOptions(config, discovery));
+  const grpc = new BoundServerGrpc(grpcServerOptions(config, discovery), {
+    prefaceTimeoutMs: config.grpc.prefaceTimeoutMs,
+  });
   app.connectMicroservice({ strategy: grpc }, { inheritAppConfig: true });
   await app.startAllMicroservices();
 

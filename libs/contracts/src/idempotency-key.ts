@@ -37,3 +37,18 @@ export function parseIdempotencyKey(value: unknown, name: string): string | unde
 export function scopedIdempotencyKey(subject: string, key: string): string {
   return `${subject.length}:${subject}:${key}`;
 }
+
+/**
+ * A key repeated with a request other than the one it was first used for: the key names
+ * one request, and what that request did cannot change. HTTP answers 422
+ * (draft-ietf-httpapi-idempotency-key-header section 2.7); gRPC, which has no such
+ * status, FAILED_PRECONDITION (the code's own table).
+ */
+export class IdempotencyKeyReused extends GatewayError {
+  /** Read by the HTTP error filter, which keeps an error's own 4xx over the table's. */
+  readonly statusCode = 422;
+
+  constructor(message: string) {
+    super(ErrorCode.FailedPrecondition, message);
+  }
+}

@@ -87,7 +87,9 @@ export class InMemoryOrderStore extends OrderStore {
     const reason = parseStatusReason(status, cmd.reason);
     if (idempotencyKey !== undefined) {
       const original = this.idempotency.get(orderId, idempotencyKey);
-      if (original !== undefined) return replayOf(original, status);
+      if (original !== undefined) {
+        return replayOf(original, { ...cmd, reason }, this.states.get(orderId)?.ownerId);
+      }
     }
     const current = this.states.get(orderId);
     const currentStatus = current?.status;
@@ -123,7 +125,9 @@ export class InMemoryOrderStore extends OrderStore {
     const { location, etaMs } = parseTracking(cmd.location, cmd.etaMs);
     if (idempotencyKey !== undefined) {
       const original = this.idempotency.get(orderId, idempotencyKey);
-      if (original !== undefined) return replayTrackingOf(original, { location, etaMs });
+      if (original !== undefined) {
+        return replayTrackingOf(original, { location, etaMs, paddingBytes });
+      }
     }
     const current = this.states.get(orderId);
     const status = current?.status;

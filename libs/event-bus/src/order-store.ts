@@ -45,8 +45,8 @@ export interface PublishCommand {
    * Makes the publish idempotent: a repeat of the same key for the same order within the
    * store's idempotency window publishes nothing and answers the first publish's event
    * (same seq, same publishedAtUs; `isReplay()` tells it apart), so a client may retry
-   * after a timeout without making a second event. A repeat asking for another status is
-   * a FailedPrecondition. Callers scope the key to whoever sent it
+   * after a timeout without making a second event. A repeat with any other field (status,
+   * reason, padding, the owner of the order it created) is an IdempotencyKeyReused. Callers scope the key to whoever sent it
    * (`scopedIdempotencyKey`); the store scopes it to the order.
    */
   readonly idempotencyKey?: string;
@@ -62,8 +62,8 @@ export interface TrackingCommand {
   readonly paddingBytes?: number;
   /**
    * As for a status change: a repeat within the window answers the first publish's event;
-   * a repeat with another location or ETA, or a key first used for a status change, is a
-   * FailedPrecondition.
+   * a repeat with another location, ETA or padding, or a key first used for a status
+   * change, is an IdempotencyKeyReused.
    */
   readonly idempotencyKey?: string;
 }
@@ -89,7 +89,8 @@ export abstract class OrderStore {
   /**
    * Publishes a status change and returns the event with its assigned seq.
    * @throws GatewayError FailedPrecondition for a transition the life cycle forbids (a
-   *   repeated status included) or an idempotency key repeated with another status,
+   *   repeated status included) or an idempotency key repeated with another request
+   *   (IdempotencyKeyReused),
    *   NotFound when the order does not exist and the status is not `created`,
    *   InvalidArgument for a reason on another status than `cancelled`, Unavailable when
    *   the backing store is down.
@@ -99,7 +100,7 @@ export abstract class OrderStore {
   /**
    * Publishes a tracking update (the order's next seq; its status stays).
    * @throws GatewayError FailedPrecondition unless the order accepts tracking
-   *   (`acceptsTracking`), or for an idempotency key repeated with another update;
+   *   (`acceptsTracking`), or for an idempotency key repeated with another request;
    *   NotFound for an unknown order; InvalidArgument for a location or ETA out of range;
    *   Unavailable when the backing store is down.
    */

@@ -25,6 +25,7 @@ import {
 import {
   EventFeed,
   OrderStore,
+  createdOrder,
   replayOf,
   replayTrackingOf,
   StoreResync,
@@ -250,8 +251,14 @@ export class RedisOrderStore extends OrderStore {
           ...tail,
         };
       }
-      case 'replay':
-        return replayOf(JSON.parse(reply[1]) as OrderEvent, status);
+      case 'replay': {
+        const original = JSON.parse(reply[1]) as OrderEvent;
+        // The owner lives on the order, not in the event: read only for a repeated create.
+        const owner = createdOrder(original)
+          ? (await this.getOwnership(orderId))?.ownerId
+          : undefined;
+        return replayOf(original, { ...command, reason }, owner);
+      }
       case 'not_found':
         throw notFound(orderId);
       case 'refused':
@@ -290,7 +297,7 @@ export class RedisOrderStore extends OrderStore {
       case 'ok':
         return { orderId, seq: Number(reply[1]), status: reply[2] as OrderStatus, ...tail };
       case 'replay':
-        return replayTrackingOf(JSON.parse(reply[1]) as OrderEvent, tracking);
+        return replayTrackingOf(JSON.parse(reply[1]) as OrderEvent, { ...tracking, paddingBytes });
       case 'not_found':
         throw notFound(orderId);
       case 'refused':

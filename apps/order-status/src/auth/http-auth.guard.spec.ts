@@ -79,6 +79,7 @@ describe('HttpAuthGuard', () => {
       },
       query: {},
       server,
+      raw: { rawHeaders: authorization === undefined ? [] : ['Authorization', authorization] },
     }) as unknown as FastifyRequest;
   const contextOf = (req: FastifyRequest, handler: keyof PollRoute = 'poll') =>
     new ExecutionContextHost([req, {}], PollRoute, PollRoute.prototype[handler]);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { StreamTicketStore, type Principal, type Scope } from '@app/auth';
+import { authorizationValues, StreamTicketStore, type Principal, type Scope } from '@app/auth';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
@@ -111,8 +111,10 @@ export class HttpAuthGuard implements CanActivate {
     stream: boolean,
     transport: string,
   ): Principal | Promise<Principal> {
-    const header = req.headers.authorization;
-    if (header !== undefined) return this.auth.authenticateHeaderNow(header, transport);
+    // The parsed header only says whether there is one: it keeps the first of several.
+    if (req.headers.authorization !== undefined) {
+      return this.auth.authenticateHeaderNow(authorizationValues(req.raw.rawHeaders), transport);
+    }
     if (!stream) return this.auth.authenticate(undefined, transport);
     const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
     if (ticket !== undefined) return this.redeemCounted(req, ticket, transport);

@@ -103,6 +103,11 @@ export interface AppConfig {
     readonly maxConnectionAgeMs: number;
     readonly maxConnectionAgeGraceMs: number;
     readonly maxReceiveMessageBytes: number;
+    /**
+     * Time a connection gets to send the HTTP/2 preface (a socket that sends nothing is
+     * closed then). @default 10_000 ms (DEFAULT_GRPC_PREFACE_TIMEOUT_MS)
+     */
+    readonly prefaceTimeoutMs: number;
   };
   readonly ws: {
     readonly pingIntervalMs: number;
@@ -153,6 +158,8 @@ const MAX_PORT = 65_535;
 export const DEFAULT_HTTP_PORT = 3000;
 /** @default 10_000 ms for a TLS handshake (Node's own default is 120 s) */
 export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** @default 10_000 ms for a gRPC connection to send the HTTP/2 preface, as for a TLS handshake */
+export const DEFAULT_GRPC_PREFACE_TIMEOUT_MS = 10_000;
 const HOUR_MS = 3_600_000;
 /** @default 1: `order-1`, the order the README's and the banner's examples follow */
 export const DEFAULT_SIMULATOR_LONG_LIVED_ORDERS = 1;
@@ -423,6 +430,13 @@ function readConfig(r: EnvReader): AppConfig {
         1_024,
         4_194_304,
         'largest request message',
+      ),
+      prefaceTimeoutMs: r.int(
+        'GRPC_PREFACE_TIMEOUT_MS',
+        DEFAULT_GRPC_PREFACE_TIMEOUT_MS,
+        1_000,
+        120_000,
+        'time to send the HTTP/2 preface (a connection that sends nothing is closed then)',
       ),
     },
     ws: {

@@ -7,10 +7,12 @@ import {
   type ServerHttp2Session,
 } from 'node:http2';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError } from 'fastify';
 import { errorBody, ErrorCode, GatewayError } from '@app/contracts';
 import type { AppConfig } from '../config/app-config';
+import { answerClientError, watchFirstRequestLine } from './client-errors';
 import type { TlsMaterial } from './dev-certificate';
 
 /**
@@ -65,10 +67,13 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
     // a typed 400; find-my-way's limit guards regex parameters, and these routes have none.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
+    // Requests the parser refuses (an over-long URL or header section, a timeout).
+    clientErrorHandler: answerClientError,
     serverFactory: (handler: (req: Http2ServerRequest, res: Http2ServerResponse) => void) => {
       // With allowHTTP1, Fastify already handles HTTP/1.1 request objects on the secure
       // server; the plain server hands it the same kind.
       http = createServer(handler as unknown as RequestListener);
+      http.on('clientError', answerClientError);
       applyHttp1Timeouts(http, config);
       secure = createSecureServer(
         {
@@ -100,6 +105,10 @@ export function createHttpServers(config: AppConfig, tls: TlsMaterial): HttpServ
   const plain = http;
   const secureServer = secure;
   const sockets = trackConnections([plain, secureServer]);
+  // HTTP/1.1 over TLS: the first request line is watched, so an over-long URL is a 414.
+  secure.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.alpnProtocol !== 'h2') watchFirstRequestLine(socket);
+  });
   const sessions = new Set<ServerHttp2Session>();
   let closing = false;
   secure.on('session', (session: ServerHttp2Session) => {

@@ -144,17 +144,25 @@ export function ApiJsonBodyErrors(): MethodDecorator & ClassDecorator {
 
 /** The optional `Idempotency-Key` request header of the publish routes. */
 export function ApiIdempotencyKey(): MethodDecorator & ClassDecorator {
-  return ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description:
-      'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): a retry with the same key (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers the first event again.',
-    schema: {
-      type: 'string',
-      pattern: IDEMPOTENCY_KEY_PATTERN.source,
-      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
-    },
-  });
+  return applyDecorators(
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): a retry with the same key (same caller and order, within IDEMPOTENCY_WINDOW_MS) and the same body publishes nothing and answers the first event again.',
+      schema: {
+        type: 'string',
+        pattern: IDEMPOTENCY_KEY_PATTERN.source,
+        maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+      },
+    }),
+    ApiResponse({
+      status: 422,
+      description:
+        '`failed_precondition`: the `Idempotency-Key` was already used with another body (any field) or for the other kind of publish.',
+      type: ErrorBody,
+    }),
+  );
 }
 
 /** The header a publish answer carries when it replays an earlier request's event. */

@@ -67,7 +67,8 @@ export class OrdersController {
    * With `Idempotency-Key`, a retry of the same request (same caller, order and key,
    * within IDEMPOTENCY_WINDOW_MS) publishes nothing: it answers 201 with the first
    * publish's event and `Idempotent-Replayed: true`, as Stripe's API does, so a client
-   * that checks for 201 needs no special case. The same key with another status is 409.
+   * that checks for 201 needs no special case. The key covers the whole body: the same key
+   * with any other field is 422 (draft-ietf-httpapi-idempotency-key-header).
    * Without a key, publishing the order's current status again is 409 (failed_precondition):
    * every status change is a real change; progress goes to `POST .../tracking`.
    */
@@ -78,7 +79,7 @@ export class OrdersController {
     operationId: 'publishStatus',
     summary: 'Publish a status change',
     description:
-      'Needs `orders:write`. Answers 201 with the event and its assigned seq. A retry with the same `Idempotency-Key` (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers 201 with the first event and `Idempotent-Replayed: true`; the same key with another status is 409.',
+      'Needs `orders:write`. Answers 201 with the event and its assigned seq. A retry with the same `Idempotency-Key` (same caller and order, within IDEMPOTENCY_WINDOW_MS) publishes nothing and answers 201 with the first event and `Idempotent-Replayed: true`; the same key with another body (any field) is 422.',
   })
   @ApiIdempotencyKey()
   @ApiBody({ type: Schema.PublishStatusBody })

@@ -6,19 +6,34 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { Transport, ServerGrpc, type GrpcOptions } from '@nestjs/microservices';
+import {
+  Transport,
+  ServerGrpc,
+  type GrpcMethodStreamingType,
+  type GrpcOptions,
+} from '@nestjs/microservices';
 import {
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_PROTO_PATH,
   PROTO_LOADER_OPTIONS,
 } from '@app/contracts';
-import type { AppConfig } from '../../config/app-config';
+import { DEFAULT_GRPC_PREFACE_TIMEOUT_MS, type AppConfig } from '../../config/app-config';
 import { GrpcDiscovery } from './grpc-discovery';
+import { closeSilentConnections } from './preface-timeout';
+import { exposeRepeatedAuthorization } from './repeated-authorization';
 import { followStreamCall } from './stream-call';
+import { decodeRequestsStrictly, refusingMalformed } from './strict-decoding';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
 /** A handler as Nest hands it to the transport: its whole chain (guards, filters...). */
 type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) => unknown;
+
+export interface BoundServerGrpcOptions {
+  /** Health and reflection, with a status following the server's life. */
+  readonly discovery?: GrpcDiscovery;
+  /** GRPC_PREFACE_TIMEOUT_MS (see preface-timeout.ts). @default 10_000 */
+  readonly prefaceTimeoutMs?: number;
+}
 
 /**
  * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
@@ -28,11 +43,16 @@ type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) =
 export class BoundServerGrpc extends ServerGrpc {
   private port = 0;
 
+  private readonly discovery?: GrpcDiscovery;
+  private readonly prefaceTimeoutMs: number;
+
   constructor(
     private readonly grpcOptions: GrpcOptions['options'],
-    private readonly discovery?: GrpcDiscovery,
+    opts: BoundServerGrpcOptions = {},
   ) {
     super(grpcOptions);
+    this.discovery = opts.discovery;
+    this.prefaceTimeoutMs = opts.prefaceTimeoutMs ?? DEFAULT_GRPC_PREFACE_TIMEOUT_MS;
   }
 
   /** Health turns SERVING only once every handler has been added to the server. */
@@ -48,6 +68,19 @@ export class BoundServerGrpc extends ServerGrpc {
 
   get boundPort(): number {
     return this.port;
+  }
+
+  /** Every method refuses a request that is not a valid message (see strict-decoding.ts). */
+  override createServiceMethod(
+    methodHandler: NestMethodHandler,
+    protoNativeHandler: unknown,
+    streamType: GrpcMethodStreamingType,
+  ): (...args: never[]) => unknown {
+    return super.createServiceMethod(
+      refusingMalformed(methodHandler),
+      protoNativeHandler,
+      streamType,
+    ) as (...args: never[]) => unknown;
   }
 
   /**
@@ -98,6 +131,8 @@ export class BoundServerGrpc extends ServerGrpc {
         (err, port) => (err ? reject(err) : resolve(port)),
       ),
     );
+    closeSilentConnections(server, this.prefaceTimeoutMs);
+    exposeRepeatedAuthorization(server);
     return server;
   }
 }
@@ -132,9 +167,10 @@ export function grpcServerOptions(
     },
     // Called by Nest once the server is bound and before the service's handlers are
     // added (ServerGrpc.loadProto receives the server it created in createClient):
-    // Subscribe's serializer learns to pass pre-encoded events through, and discovery
-    // adds health and reflection.
+    // requests are decoded strictly, Subscribe's serializer learns to pass pre-encoded
+    // events through, and discovery adds health and reflection.
     onLoadPackageDefinition: (pkg: PackageDefinition, server: Server) => {
+      decodeRequestsStrictly(pkg);
       SUBSCRIBE_ENCODING.install(pkg);
       discovery?.register(pkg, server);
     },
@@ -143,7 +179,10 @@ export function grpcServerOptions(
 
 export function createGrpcServer(config: AppConfig): BoundServerGrpc {
   const discovery = new GrpcDiscovery();
-  return new BoundServerGrpc(grpcServerOptions(config, discovery), discovery);
+  return new BoundServerGrpc(grpcServerOptions(config, discovery), {
+    discovery,
+    prefaceTimeoutMs: config.grpc.prefaceTimeoutMs,
+  });
 }
 
 export { Transport };

@@ -1,4 +1,4 @@
-import type { Principal } from '@app/auth';
+import { authorizationValues, type Principal } from '@app/auth';
 import { errorBody, ErrorCode, GatewayError, toGatewayError } from '@app/contracts';
 import type { AuthService } from '../../auth/auth.service';
 import type { StreamConnections } from '../../connections/stream-connections.service';
@@ -47,7 +47,7 @@ export function wsAuthMiddleware(auth: AuthService, connections: StreamConnectio
         authorize: async () => {
           principal = await (typeof raw === 'string'
             ? auth.authenticate(raw.replace(/^Bearer +/i, ''), 'ws')
-            : auth.authenticateHeader(socket.handshake.headers.authorization, 'ws'));
+            : auth.authenticateHeader(authorizationValues(socket.request.rawHeaders), 'ws'));
         },
         acquireSlot: () => auth.acquireConnection(authenticated(principal)),
         open: (ctx) => {
