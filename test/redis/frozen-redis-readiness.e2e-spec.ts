@@ -61,7 +61,12 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
     expect(await publish('frozen-1', OrderStatus.Created)).toBe(201);
 
     redis.freeze();
-    await waitFor(async () => (await ready()).status === 503, 'not ready', NOTICE_MS, 50);
+    // Each connection notices on its own ping: wait for both, not the first one.
+    const bothDown = async () => {
+      const r = await ready();
+      return r.store === 'down' && r.authState === 'down';
+    };
+    await waitFor(bothDown, 'store and auth state down', NOTICE_MS, 50);
     expect(await ready()).toEqual({ status: 503, store: 'down', authState: 'down' });
     // What a balancer that ignored readiness would get meanwhile.
     expect(await publish('frozen-1', OrderStatus.Paid)).toBe(503);
