@@ -13,18 +13,12 @@ import {
   subscriberToken,
   type SoakGroup,
 } from '../soak/soak-clients';
-import { SOAK_TRANSPORTS, soakPlan, type SoakPlan } from '../soak/soak-plan';
+import { SOAK_DRAIN_TIMEOUT_MS, SOAK_TRANSPORTS, soakPlan, type SoakPlan } from '../soak/soak-plan';
 import { SoakPublisher } from '../soak/soak-publisher';
 import { soakResults } from '../soak/soak-results';
 import type { RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
-import {
-  CONNECT_BATCH,
-  CONNECT_BATCH_TIMEOUT_MS,
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  ownService,
-  waitFor,
-} from './run-transport';
+import { CONNECT_BATCH, CONNECT_BATCH_TIMEOUT_MS, ownService, waitFor } from './run-transport';
 import type { Scenario, ScenarioOptions } from './scenario';
 
 const MB = 1024 * 1024;
@@ -158,7 +152,7 @@ async function soakAgainst(
     lastSeqs = await admin.lastSeqs(orderIds);
     await waitFor(
       () => all.every((s) => s.tracker.highestSeq >= (lastSeqs.get(s.orderId) ?? 0)),
-      DEFAULT_DRAIN_TIMEOUT_MS,
+      SOAK_DRAIN_TIMEOUT_MS,
     );
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);

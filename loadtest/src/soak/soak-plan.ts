@@ -12,6 +12,11 @@ export const DEFAULT_SOAK_RATE_PER_ORDER = 0.5;
 export const SOAK_SLOPE_WINDOW_S = 2_400;
 /** Each subscriber resumes after this many reconnects at most (bounds a dead service's spin). */
 export const SOAK_MAX_RECONNECTS = 10_000;
+/**
+ * Bound on waiting, after publishing stops, for every subscriber to reach its order's last
+ * seq: on a shared host the service may be minutes into a backlog of reconnects then.
+ */
+export const SOAK_DRAIN_TIMEOUT_MS = 30_000;
 /** One subscriber in this many records latency (every one counts its seqs). */
 export const SOAK_LATENCY_STRIDE = 10;
 /** Subscribers dropped by the client at each drop: one in this many. */
