@@ -27,11 +27,11 @@ export function soakSection(runs: readonly RunResult[]): string[] {
     '',
     `Readings every ${s.sampleEveryS} s (event-loop delay: the service's own histogram since the previous reading, the forced GC excluded):`,
     '',
-    '| t s | heap MB after GC | RSS MB | CPU % | loop p99 ms | loop max ms | connected | delivered |',
-    '|---|---|---|---|---|---|---|---|',
+    '| t s | heap MB after GC | RSS MB | CPU % | loop p99 ms | loop max ms | connected | delivered | published |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...s.samples.map(
       (x) =>
-        `| ${x.tS} | ${cell(x.heapMB)} | ${x.rssMB} | ${x.cpuPct} | ${cell(x.loopP99Ms)} | ${cell(x.loopMaxMs)} | ${x.connected} | ${x.delivered} |`,
+        `| ${x.tS} | ${cell(x.heapMB)} | ${x.rssMB} | ${x.cpuPct} | ${cell(x.loopP99Ms)} | ${cell(x.loopMaxMs)} | ${x.connected} | ${x.delivered} | ${cell(x.published)} |`,
     ),
     '',
   ];

@@ -136,7 +136,10 @@ async function soakAgainst(
       }
       if (t % plan.dropEveryS === 0) forcedDrops += dropATenth(groups);
       if (t % plan.sampleEveryS === 0) {
-        const s = await sample(service, admin, sampler, groups, t);
+        const s = {
+          ...(await sample(service, admin, sampler, groups, t)),
+          published: publisher.published,
+        };
         samples.push(s);
         ctx.progress(
           `${label} ${t}/${plan.durationS}s heap ${s.heapMB ?? '?'}MB rss ${s.rssMB}MB ` +

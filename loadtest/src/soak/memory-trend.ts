@@ -15,6 +15,11 @@ export interface SoakSample {
   readonly connected: number;
   /** Events delivered to every subscriber so far. */
   readonly delivered: number;
+  /**
+   * Publishes answered so far. The service's idempotency cache holds the keys of the last
+   * IDEMPOTENCY_WINDOW_MS (5 min) of publishes, so the heap follows this count's recent rate.
+   */
+  readonly published?: number;
 }
 
 export interface MemoryTrend {
