@@ -93,8 +93,9 @@ describe(`load test smoke against the ${server} server`, () => {
     if (running === undefined || second === undefined) throw new Error('a service did not start');
     // Every scenario (the default suite's and scale), each on the smoke transports.
     // hostile starts its own services and attacks them, cluster-failover its own cluster
-    // and instances: each has its own test below.
-    const steps = SCENARIOS.filter((s) => s.name !== 'hostile' && s.name !== 'cluster-failover')
+    // and instances: each has its own test below; soak runs a minute in its own spec.
+    const OWN_TESTS = new Set(['hostile', 'cluster-failover', 'soak']);
+    const steps = SCENARIOS.filter((s) => !OWN_TESTS.has(s.name))
       .filter((s) => server === 'nest' || s.name !== 'reconnect')
       // routing needs only redis-server, which the cluster check covers.
       .filter((s) => noCluster === undefined || (s.name !== 'cluster' && s.name !== 'routing'))

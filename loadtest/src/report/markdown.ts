@@ -2,6 +2,7 @@ import type { RunResult } from '../scenarios/result';
 import { ARTICLE_FIGURES } from './articles';
 import { comparisonTable, serverComparisons } from './comparison';
 import type { Report } from './report-data';
+import { soakSection } from './soak-section';
 import { markdownTable } from './table';
 import { targetChecks } from './targets';
 
@@ -79,6 +80,7 @@ export function markdownReport(report: Report): string {
     out.push(...leanGrpcNote(runs));
     out.push(...rawHttp2Note(runs));
     out.push(...extraTable(runs));
+    out.push(...soakSection(runs));
     for (const a of ARTICLE_FIGURES.filter((f) => f.scenario === s)) {
       out.push(
         `**Beside ${a.source}.** Their setup: ${a.setup}`,

@@ -21,6 +21,13 @@ const extra = (r: RunResult, key: string): string => {
 };
 const col = (title: string, value: (r: RunResult) => string): Column => ({ title, value });
 
+/** The soak's memory slopes after GC (its first run carries them for the whole run). */
+const soakSlopes = (soak: RunResult['soak']): string => {
+  const slope = (t: { mbPerHour: number; stdErrorMbPerHour: number } | null | undefined) =>
+    t ? `${num(t.mbPerHour)} ± ${num(t.stdErrorMbPerHour)}` : '-';
+  return soak ? `${slope(soak.heap)} / ${slope(soak.rss)}` : '';
+};
+
 const TRANSPORT = col('transport', (r) => r.transport);
 const VARIANT = col('variant', (r) => r.variant || '-');
 const SUBS = col('subs', (r) => String(r.settings.subscribers));
@@ -96,6 +103,15 @@ const HEADLINE_COLUMNS: Readonly<Record<string, readonly Column[]>> = {
     P99,
     LOSS,
     col('CPU % app1 / app2', (r) => `${extra(r, 'app1CpuPct')} / ${extra(r, 'app2CpuPct')}`),
+  ],
+  soak: [
+    TRANSPORT,
+    SUBS,
+    col('delivered', (r) => String(r.events.delivered)),
+    col('reconnects', (r) => extra(r, 'reconnects')),
+    LOSS,
+    col('heap / RSS MB/h (the run)', (r) => soakSlopes(r.soak)),
+    col('verdict', (r) => (r.soak ? (r.soak.verdict.pass ? 'pass' : 'fail') : '')),
   ],
   'cluster-failover': [
     VARIANT,

@@ -8,6 +8,7 @@ import { overhead } from './overhead';
 import { reconnect } from './reconnect';
 import { routing } from './routing';
 import { scale } from './scale';
+import { soak } from './soak';
 import type { Scenario } from './scenario';
 import { bytes, slowConsumer, steady, wan } from './steady';
 import { unary } from './unary';
@@ -28,6 +29,7 @@ export const SCENARIOS: readonly Scenario[] = [
   clusterFailover,
   routing,
   hostile,
+  soak,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

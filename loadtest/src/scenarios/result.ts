@@ -5,6 +5,7 @@ import type { LatencySummary } from '../stats/latency';
 import type { Sample, UsageSummary } from '../sampling/sampler';
 import type { GcUsage } from '../sampling/gc-window';
 import type { CoreUsage } from '../sampling/core-window';
+import type { SoakFigures } from '../soak/memory-trend';
 
 /** One transport run: the unit every table row and chart point is made of. */
 export interface RunResult {
@@ -47,6 +48,8 @@ export interface RunResult {
   readonly serverMetrics?: Record<string, number>;
   /** Scenario-specific figures (slow subscriber, back-pressure counts, idle memory ...). */
   readonly extra?: Record<string, number | string | boolean>;
+  /** The soak scenario's readings over time, slopes and verdict (its first run only). */
+  readonly soak?: SoakFigures;
 }
 
 export interface RunSettingsRecord {
