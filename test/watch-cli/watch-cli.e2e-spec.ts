@@ -169,7 +169,7 @@ describe('watch CLI', () => {
         transport,
         { HTTP_PORT: port, GRPC_PORT: port, ORDER_STATUS_TOKEN: DEFAULT_TEST_TOKEN },
         '--connect-timeout',
-        '1',
+        '3',
       );
       watchers.push(w);
       // A CLI that retried for ever would never exit (the test's timeout).
@@ -180,7 +180,7 @@ describe('watch CLI', () => {
         expect.stringContaining(`cannot connect to ${address} (`) as string,
       );
       expect(w.lines.at(-1)).toMatch(
-        new RegExp(`^stderr: cli-1: no connection to ${address} in 1 s \\(.*ECONNREFUSED`),
+        new RegExp(`^stderr: cli-1: no connection to ${address} in 3 s \\(.*ECONNREFUSED`),
       );
     },
     30_000,

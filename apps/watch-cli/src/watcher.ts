@@ -128,6 +128,8 @@ export async function watch(
   const neverConnected = giveUp.signal.aborted && !signal.aborted;
   if (neverConnected) {
     await diagnosing;
+    // Given up before the first attempt failed (a slow host): ask the address directly.
+    lastFailure ??= await tcpFailure(o.url);
     const seconds = o.connectTimeoutMs / 1000;
     out.error(
       `${o.orderId}: no connection to ${o.url} in ${seconds} s (${lastFailure ?? 'no answer'}): ` +
