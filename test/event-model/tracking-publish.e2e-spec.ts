@@ -145,11 +145,11 @@ describe('publishing the event model', () => {
       });
       const retry = await track({ location: HERE, etaMs: ETA }, { 'idempotency-key': 'scan-1' });
       expect(retry).toEqual({ ...first, replayed: 'true' });
-      // The key names one request: another position under it is refused.
+      // The key names one request: another position under it is refused (422).
       expect(
         (await track({ location: { lat: 1, lon: 1 }, etaMs: ETA }, { 'idempotency-key': 'scan-1' }))
           .status,
-      ).toBe(409);
+      ).toBe(422);
       for (const bad of [
         {},
         { location: HERE },
