@@ -14,7 +14,7 @@ import { launchService, SERVICE_ENTRY, type RunningService } from '../service/la
 import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts } from '../stats/seq-tracker';
-import { plainSettings, serviceUsage, type RunResult } from './result';
+import { eventCounts, plainSettings, serviceUsage, type RunResult } from './result';
 import type { RunContext } from './run-options';
 import { waitFor } from './run-transport';
 import { anyTransport, type Scenario, type ScenarioOptions } from './scenario';
@@ -400,19 +400,12 @@ function row(t: TransportName, s: Sizes, o: ScenarioOptions, x: RowInputs): RunR
     ...(error === undefined ? {} : { error }),
     durationS: Math.round(x.windowS * 10) / 10,
     latency: x.metrics.latency.summary(),
-    events: {
+    events: eventCounts(total, {
       expected,
-      delivered: total.received,
-      lost: total.lost,
-      skipped: total.skipped,
       droppedByService: 0,
-      duplicates: total.duplicates,
-      outOfOrder: total.outOfOrder,
-      resets: total.resets,
-      skippedByReset: total.skippedByReset,
       perSec: x.windowS > 0 ? Math.round(total.received / x.windowS) : 0,
       expectedPerSec: x.subs.length * s.ratePerOrder,
-    },
+    }),
     service: serviceUsage({ pid: x.pid, pinned: false }, x.usage, {
       cpuMsPer1kEvents: null,
       eventLoopLagP99Ms: null,

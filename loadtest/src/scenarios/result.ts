@@ -6,6 +6,7 @@ import type { Sample, UsageSummary } from '../sampling/sampler';
 import type { GcUsage } from '../sampling/gc-window';
 import type { CoreUsage } from '../sampling/core-window';
 import type { SoakFigures } from '../soak/memory-trend';
+import type { SeqCounts } from '../stats/seq-tracker';
 
 /** One transport run: the unit every table row and chart point is made of. */
 export interface RunResult {
@@ -109,6 +110,26 @@ export interface EventCounts {
   /** Delivered per second during the publishing window. */
   readonly perSec: number;
   readonly expectedPerSec: number;
+}
+
+/** What the subscribers' seq trackers counted, as a result's `events`. */
+export function eventCounts(
+  total: Omit<SeqCounts, 'highestSeq'>,
+  run: Pick<EventCounts, 'expected' | 'droppedByService' | 'perSec' | 'expectedPerSec'>,
+): EventCounts {
+  return {
+    expected: run.expected,
+    delivered: total.received,
+    lost: total.lost,
+    skipped: total.skipped,
+    droppedByService: run.droppedByService,
+    duplicates: total.duplicates,
+    outOfOrder: total.outOfOrder,
+    resets: total.resets,
+    skippedByReset: total.skippedByReset,
+    perSec: run.perSec,
+    expectedPerSec: run.expectedPerSec,
+  };
 }
 
 export interface ServiceUsage {

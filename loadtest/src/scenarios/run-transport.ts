@@ -27,7 +27,7 @@ import { distribution } from '../stats/distribution';
 import { epochUs } from '../stats/latency';
 import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
 import { latencySampleStride } from './latency-sample';
-import { serviceUsage, type RunResult } from './result';
+import { eventCounts, serviceUsage, type RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
 
 /** Subscribers opened at once while connecting; each waits for its ack. */
@@ -507,19 +507,12 @@ export async function runAgainst(
     ...(error === undefined ? {} : { error }),
     durationS: Math.round((performance.now() - startedAt) / 100) / 10,
     latency: metrics.latency.summary(),
-    events: {
+    events: eventCounts(total, {
       expected,
-      delivered: total.received,
-      lost: total.lost,
-      skipped: total.skipped,
       droppedByService,
-      duplicates: total.duplicates,
-      outOfOrder: total.outOfOrder,
-      resets: total.resets,
-      skippedByReset: total.skippedByReset,
       perSec: windowS > 0 ? Math.round(deliveredInWindow / windowS) : 0,
       expectedPerSec: run.subscribers * run.ratePerOrder,
-    },
+    }),
     service: serviceUsage(service, usage, {
       cpuMsPer1kEvents:
         usage && deliveredInWindow > 0

@@ -3,7 +3,7 @@ import { promValue, type PromSample } from '../sampling/prom-text';
 import type { GeneratorUsage, UsageSummary } from '../sampling/sampler';
 import { distribution } from '../stats/distribution';
 import { sumCounts } from '../stats/seq-tracker';
-import { serviceUsage, type RunResult } from '../scenarios/result';
+import { eventCounts, serviceUsage, type RunResult } from '../scenarios/result';
 import type { SoakGroup } from './soak-clients';
 import type { SoakPlan } from './soak-plan';
 
@@ -68,19 +68,12 @@ export function soakResults(o: SoakOutcome): RunResult[] {
       ...(o.error === undefined ? {} : { error: o.error }),
       durationS: Math.round(o.durationS * 10) / 10,
       latency: g.metrics.latency.summary(),
-      events: {
+      events: eventCounts(total, {
         expected,
-        delivered: total.received,
-        lost: total.lost,
-        skipped: total.skipped,
         droppedByService: 0,
-        duplicates: total.duplicates,
-        outOfOrder: total.outOfOrder,
-        resets: total.resets,
-        skippedByReset: total.skippedByReset,
         perSec: Math.round(total.received / Math.max(1, o.plan.durationS)),
         expectedPerSec: Math.round(g.subscribers.length * o.plan.ratePerOrder),
-      },
+      }),
       service,
       generator: {
         cpuPctAvg: o.generator.cpuPctAvg,
