@@ -37,6 +37,25 @@ export default tseslint.config(
     },
   },
   {
+    // A transport knows the connection life cycle, auth and the bus, nothing of ops: the
+    // connection layer reports to ops (connections/connection-observer.ts).
+    files: ['apps/order-status/src/transports/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)ops(/|$)',
+              message:
+                'A transport must not import ops/: report through ConnectionObserver (connections/).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests poke at untyped wire data (JSON bodies, socket.io payloads) on purpose.
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: {

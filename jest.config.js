@@ -44,12 +44,16 @@ const moduleNameMapper = {
 // module system under test). Node loads them natively (require(esm), Node 20.19+).
 const swcEsm = ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' } }];
 const ESM_PACKAGES = '@nestjs|jose|@fastify/cookie|cookie|content-disposition|eventsource-parser';
+// The OTLP exporter's CommonJS build loads `http` with import(), which Jest cannot run
+// either: SWC turns that import() into a require() for the tests (Node runs it as is).
+const DYNAMIC_IMPORT_CJS = '@opentelemetry/otlp-exporter-base';
 const common = {
   transform: {
     '^.+\\.ts$': swc,
     [`/node_modules/(${ESM_PACKAGES})/.+\\.js$`]: swcEsm,
+    [`/node_modules/${DYNAMIC_IMPORT_CJS}/.+\\.cjs$`]: swcEsm,
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES})/)`],
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES}|${DYNAMIC_IMPORT_CJS})/)`],
   moduleNameMapper,
   testEnvironment: 'node',
 };

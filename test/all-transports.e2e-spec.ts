@@ -1,6 +1,6 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { request } from 'undici';
-import { OrderStatus, PROTO_STATUS } from '@app/contracts';
+import { OrderStatus, PROTO_STATUS } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,
@@ -10,6 +10,7 @@ import {
 import { h2Connect, h2Get } from './support/h2-client';
 import { openSseH1, openSseH2 } from './support/sse-stream';
 import { startTestApp, type TestApp } from './support/test-app';
+import { WsStream } from './support/websocket-stream';
 import { ClientPool, ended } from './ws/orders-client';
 
 /** A real order's life: status changes, with tracking updates while it is on the road. */
@@ -87,13 +88,16 @@ describe('every transport at once', () => {
     return res.status === 204 ? undefined : res.body;
   };
 
-  it('delivers the same sequence complete and in order on gRPC, SSE (h1, h2), socket.io (websocket, polling), long-poll (h1, h2) and short-poll', async () => {
+  it('delivers the same sequence complete and in order on gRPC, SSE (h1, h2), socket.io (websocket, polling), raw WebSocket, long-poll (h1, h2) and short-poll', async () => {
     await app.createOrder('all-1');
     const grpcCall = collect(grpc.subscribe({ orderId: 'all-1', afterSeq: 0 }));
     const sseH1 = await openSseH1(`${app.httpUrl}/v1/orders/all-1/stream`);
     const sseH2 = await openSseH2(h2, '/v1/orders/all-1/stream');
     const wsClient = await sockets.connect(app.httpUrl, { transport: 'websocket' });
     const pollingClient = await sockets.connect(app.httpUrl, { transport: 'polling' });
+    const raw = await WsStream.open(`${app.httpUrl.replace(/^http/, 'ws')}/v1/orders/all-1/ws`, {
+      headers: app.authHeaders,
+    });
     await wsClient.subscribe('all-1', 0);
     await pollingClient.subscribe('all-1', 0);
     const polls = Promise.all([poll(h1Get, 5), poll(h2GetBody, 5), poll(h1Get, 0)]);
@@ -130,6 +134,9 @@ describe('every transport at once', () => {
         ),
       ).toEqual(KINDS);
     }
+    expect(await raw.closed).toEqual({ code: 1000, reason: 'completed' });
+    expect(raw.seqs()).toEqual(EXPECTED);
+    expect(raw.frames.slice(0, -1).map((f) => f.type)).toEqual(KINDS);
     for (const answer of await polls) expect(answer).toEqual({ seqs: EXPECTED, kinds: KINDS });
   });
 });

@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { request } from 'undici';
 import { startTestApp, type TestApp } from './support/test-app';
 

@@ -1,4 +1,5 @@
 import { parseCli } from './cli';
+import { runnableRungs } from './ladder/rungs';
 
 describe('parseCli --node', () => {
   it('takes an executable file and resolves it to an absolute path', () => {
@@ -57,5 +58,26 @@ describe('parseCli --reference', () => {
         errors: ['--reference takes neither --tiny nor --target: a reference run is full size'],
       });
     }
+  });
+});
+
+describe('parseCli --rungs', () => {
+  it('selects ladder rungs by id, in the ladder order, at any size', () => {
+    const parsed = parseCli(['ladder', '--rungs', 'tracing-100, metrics']);
+    expect('errors' in parsed ? parsed.errors : parsed.overrides.rungs).toEqual([
+      'tracing-100',
+      'metrics',
+    ]);
+    const ids = (tiny: boolean) =>
+      runnableRungs('sse', tiny, ['tracing-100', 'metrics']).map((r) => r.id);
+    expect(ids(false)).toEqual(['metrics', 'tracing-100']);
+    expect(ids(true)).toEqual(['metrics', 'tracing-100']);
+  });
+
+  it('refuses an unknown rung and names the known ones', () => {
+    const parsed = parseCli(['ladder', '--rungs', 'metrics,tracing-50']);
+    expect('errors' in parsed && parsed.errors[0]).toMatch(
+      /^unknown rung\(s\) tracing-50; known: bare, .*tracing-100$/,
+    );
   });
 });

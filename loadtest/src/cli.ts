@@ -6,6 +6,7 @@ import { htmlReport } from './report/html';
 import { markdownReport } from './report/markdown';
 import { writeReference, writeSummary } from './report/reference';
 import { consoleTable } from './report/table';
+import { LADDER_RUNGS } from './ladder/rungs';
 import { SCENARIOS } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
 import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
@@ -14,7 +15,7 @@ const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPO
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
   [--payload BYTES] [--target URL] [--token T] [--grpc-shared] [--tiny] [--out DIR] [--server nest|bare]
   [--cpu-prof DIR] [--orders K1,K2,...] [--rounds N] [--node PATH] [--node-flag=--FLAG ...]
-  [--read-batch-ms MS] [--reference]
+  [--read-batch-ms MS] [--rungs ID1,ID2,...] [--reference]
        npm run loadtest -- summary   (regenerate loadtest/results/README.md from the stored runs)
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (no scenario: the default suite)`;
 
@@ -62,6 +63,7 @@ export function parseCli(argv: readonly string[]):
       orders: { type: 'string' },
       rounds: { type: 'string' },
       'read-batch-ms': { type: 'string' },
+      rungs: { type: 'string' },
       node: { type: 'string' },
       'node-flag': { type: 'string', multiple: true },
       tiny: { type: 'boolean' },
@@ -101,6 +103,16 @@ export function parseCli(argv: readonly string[]):
     if (orders.some((k) => !Number.isInteger(k) || k < 1 || k > 50_000))
       errors.push(`--orders must be integers in [1, 50000], got ${values.orders}`);
     else overrides.orders = orders;
+  }
+  // The ladder's rungs by id (e.g. metrics,tracing-100): a layer priced against the one
+  // below it without running the whole ladder.
+  if (values.rungs !== undefined) {
+    const ids = values.rungs.split(',').map((id) => id.trim());
+    const known = LADDER_RUNGS.map((r) => r.id);
+    const bad = ids.filter((id) => !known.includes(id));
+    if (bad.length > 0)
+      errors.push(`unknown rung(s) ${bad.join(', ')}; known: ${known.join(', ')}`);
+    else overrides.rungs = ids;
   }
   if (values['grpc-shared']) overrides.grpcSharedChannel = true;
   let transports: TransportName[] = [...TRANSPORTS];

@@ -83,6 +83,8 @@ export interface SuiteOptions {
   readonly nodeFlags?: readonly string[];
   /** An already running server used for every run (tests share one to stay fast). */
   readonly running?: RunningService;
+  /** The same for the runs in the payload domain: a service started with STREAM_DOMAIN=payload. */
+  readonly runningPayload?: RunningService;
   readonly argv: readonly string[];
   readonly progress: (line: string, final?: boolean) => void;
   readonly aborted?: () => boolean;
@@ -152,6 +154,7 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
   const startedAt = new Date().toISOString();
   const ctx: RunContext = {
     target: o.running ?? (o.target ? targetService(o.target) : undefined),
+    payloadTarget: o.runningPayload,
     launch: launcher(o.server ?? 'nest', o.cpuProfDir, o.node, o.nodeFlags),
     server: o.server ?? 'nest',
     launchForEnv: o.running !== undefined,

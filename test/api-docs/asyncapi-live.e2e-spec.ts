@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus, publishStatus, publishTracking } from '@app/order-domain';
 import { ORDERS_NAMESPACE } from '../../apps/order-status/src/transports/ws/orders-ws.events';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -44,12 +44,16 @@ describe('docs/asyncapi.yaml against the running service', () => {
     api = await AsyncApiDocument.load();
     app = await startTestApp();
     await app.createOrder(ORDER, OrderStatus.Paid, OrderStatus.Packed, OrderStatus.Shipped);
-    await app.store.publishTracking({
+    await publishTracking(app.store, {
       orderId: ORDER,
       location: { lat: 48.85, lon: 2.35 },
       etaMs: Date.now() + 3_600_000,
     });
-    await app.store.publish({ orderId: ORDER, status: OrderStatus.Cancelled, reason: 'lost' });
+    await publishStatus(app.store, {
+      orderId: ORDER,
+      status: OrderStatus.Cancelled,
+      reason: 'lost',
+    });
   });
   afterAll(async () => {
     for (const socket of sockets) socket.disconnect();

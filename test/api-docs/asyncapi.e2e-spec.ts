@@ -1,15 +1,13 @@
+import { cursorAfter, ORDER_DOMAIN, OrderStatus, type StreamItem } from '@app/order-domain';
 import { DiagnosticSeverity } from '@asyncapi/parser';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import {
-  cursorAfter,
   ErrorCode,
   errorBody,
   GatewayError,
-  OrderStatus,
   ResetReason,
   SkipReason,
   StreamEndReason,
-  type StreamItem,
 } from '@app/contracts';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { endFrame, itemFrame } from '../../apps/order-status/src/transports/sse/sse-frames';
@@ -17,10 +15,12 @@ import { SseController } from '../../apps/order-status/src/transports/sse/sse.co
 import { LongPollController } from '../../apps/order-status/src/transports/long-poll/long-poll.controller';
 import { pollBody } from '../../apps/order-status/src/transports/long-poll/poll-answer';
 import { ORDERS_NAMESPACE } from '../../apps/order-status/src/transports/ws/orders-ws.events';
+import * as websocketFrames from '../../apps/order-status/src/transports/websocket/websocket-frames';
 import { AsyncApiDocument, type AsyncApiJson, type Schema } from './asyncapi-document';
 import { TypeReader, type Field } from './type-reader';
 
 const CONTRACTS = 'libs/contracts/src/index.ts';
+const ORDER_DOMAIN_FILE = 'libs/order-domain/src/index.ts';
 const WS_EVENTS = 'apps/order-status/src/transports/ws/orders-ws.events.ts';
 const POLL_ANSWER = 'apps/order-status/src/transports/long-poll/poll-answer.ts';
 
@@ -112,7 +112,7 @@ describe('docs/asyncapi.yaml', () => {
   beforeAll(async () => {
     api = await AsyncApiDocument.load();
     doc = api.json;
-    types = new TypeReader([CONTRACTS, WS_EVENTS, POLL_ANSWER]);
+    types = new TypeReader([CONTRACTS, ORDER_DOMAIN_FILE, WS_EVENTS, POLL_ANSWER]);
   });
 
   it('is a valid AsyncAPI 3 document (@asyncapi/parser: no error, no warning)', () => {
@@ -141,12 +141,12 @@ describe('docs/asyncapi.yaml', () => {
   it('describes every field of the contract and transport types, required exactly when the type requires it', () => {
     const { schemas } = doc.components;
     const pairs: [string, string, string][] = [
-      ['OrderStatusChanged', CONTRACTS, 'OrderStatusChanged'],
-      ['TrackingUpdated', CONTRACTS, 'TrackingUpdated'],
-      ['GeoPoint', CONTRACTS, 'GeoPoint'],
-      ['Tracking', CONTRACTS, 'Tracking'],
-      ['OrderSnapshot', CONTRACTS, 'OrderSnapshot'],
-      ['StreamReset', CONTRACTS, 'StreamReset'],
+      ['OrderStatusChanged', ORDER_DOMAIN_FILE, 'OrderStatusChanged'],
+      ['TrackingUpdated', ORDER_DOMAIN_FILE, 'TrackingUpdated'],
+      ['GeoPoint', ORDER_DOMAIN_FILE, 'GeoPoint'],
+      ['Tracking', ORDER_DOMAIN_FILE, 'Tracking'],
+      ['OrderSnapshot', ORDER_DOMAIN_FILE, 'OrderSnapshot'],
+      ['StreamReset', ORDER_DOMAIN_FILE, 'StreamReset'],
       ['StreamSkipped', CONTRACTS, 'StreamSkipped'],
       ['SocketStreamSkipped', WS_EVENTS, 'StreamSkippedPayload'],
       ['SocketStreamEnd', WS_EVENTS, 'StreamEnd'],
@@ -166,7 +166,9 @@ describe('docs/asyncapi.yaml', () => {
     const errorDetail = types.property(types.type(CONTRACTS, 'ErrorBody'), 'error');
     expect(schemaFields(schemas.ErrorDetail ?? {})).toEqual(types.fields(errorDetail));
     // A long-poll event is either kind with its name in `type`.
-    const named = types.members(types.type(CONTRACTS, 'NamedEvent')).map((t) => types.fields(t));
+    const named = types
+      .members(types.type(ORDER_DOMAIN_FILE, 'NamedEvent'))
+      .map((t) => types.fields(t));
     expect(
       ['PolledStatusChange', 'PolledTrackingUpdate'].map((n) => schemaFields(schemas[n] ?? {})),
     ).toEqual(expect.arrayContaining(named));
@@ -181,7 +183,7 @@ describe('docs/asyncapi.yaml', () => {
 
   it('has a sample here for every kind of stream item in the contract', () => {
     const kinds = types
-      .members(types.type(CONTRACTS, 'StreamItem'))
+      .members(types.type(ORDER_DOMAIN_FILE, 'StreamItem'))
       .flatMap((t) => types.stringLiterals(types.property(t, 'kind')));
     expect(sorted(Object.keys(SAMPLES))).toEqual(sorted(kinds));
   });
@@ -190,7 +192,7 @@ describe('docs/asyncapi.yaml', () => {
     const address = routeOf(SseController, SseController.prototype.stream);
     const written = new Set<string>();
     for (const item of Object.values(SAMPLES) as StreamItem[]) {
-      const frame = parseFrame(itemFrame(item));
+      const frame = parseFrame(itemFrame(ORDER_DOMAIN, item));
       const name = frame.event ?? 'message';
       written.add(name);
       expect([name, frame.id]).toEqual([name, String(cursorAfter(item))]);
@@ -211,6 +213,29 @@ describe('docs/asyncapi.yaml', () => {
       'end',
       parseFrame(endFrame(StreamEndReason.Shutdown, 1_234)).data,
     );
+    const documented = Object.values(channel(address).messages).map((m) => m.name);
+    expect(sorted(documented)).toEqual(sorted(written));
+  });
+
+  it('raw WebSocket: every frame the transport writes is a documented message', () => {
+    const address = '/v1/orders/{orderId}/ws';
+    const frames = [
+      websocketFrames.openFrame('order-1', 7),
+      ...(Object.values(SAMPLES) as StreamItem[]).map((item) =>
+        websocketFrames.itemFrame(ORDER_DOMAIN, item),
+      ),
+      ...Object.values(StreamEndReason).map((reason) => websocketFrames.endFrame(reason)),
+      websocketFrames.endFrame(StreamEndReason.Shutdown, 1_234),
+      ...Object.values(ErrorCode).map((code) =>
+        websocketFrames.errorFrame(new GatewayError(code, 'no', 5)),
+      ),
+    ];
+    const written = new Set<string>();
+    for (const text of frames) {
+      const frame = JSON.parse(text) as { type: string };
+      written.add(frame.type);
+      expectValid(`websocket ${text}`, address, frame.type, frame);
+    }
     const documented = Object.values(channel(address).messages).map((m) => m.name);
     expect(sorted(documented)).toEqual(sorted(written));
   });
@@ -236,11 +261,14 @@ describe('docs/asyncapi.yaml', () => {
     const address = routeOf(LongPollController, LongPollController.prototype.poll);
     const items = Object.values(SAMPLES) as StreamItem[];
     for (const item of items) {
-      const body = pollBody('order-1', 2, { items: [item], completed: false });
+      const body = pollBody(ORDER_DOMAIN, 'order-1', 2, { items: [item], completed: false });
       expectValid(`poll ${item.kind}`, address, 'pollAnswer', body);
     }
     const events = items.filter((i) => i.kind === 'event' || i.kind === 'tracking');
-    const batch = pollBody('order-1', 2, { items: [SAMPLES.reset, ...events], completed: true });
+    const batch = pollBody(ORDER_DOMAIN, 'order-1', 2, {
+      items: [SAMPLES.reset, ...events],
+      completed: true,
+    });
     expectValid('poll batch', address, 'pollAnswer', batch);
   });
 

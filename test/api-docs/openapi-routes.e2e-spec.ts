@@ -40,13 +40,20 @@ const join = (...parts: (string | undefined)[]) =>
     .filter((p) => p !== '')
     .join('/')}`;
 
+/** What `@ApiExcludeController()` sets (@nestjs/swagger's DECORATORS, not exported). */
+const API_EXCLUDE_CONTROLLER = 'swagger/apiExcludeController';
+
 /** Every HTTP route of every controller in the application, from Nest's own metadata. */
-function controllerRoutes(modules: ModulesContainer): Route[] {
+function controllerRoutes(modules: ModulesContainer, excluded: string[] = []): Route[] {
   const scanner = new MetadataScanner();
   const routes: Route[] = [];
   for (const module of modules.values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as Type;
+      if (Reflect.getMetadata(API_EXCLUDE_CONTROLLER, controller) !== undefined) {
+        excluded.push(controller.name);
+        continue;
+      }
       const prototype = controller.prototype as Record<string, (...a: unknown[]) => unknown>;
       for (const name of scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
@@ -108,12 +115,17 @@ const EXPECTED_SECURITY: Record<AuthPolicy, string[]> = {
 describe('OpenAPI document against the controllers', () => {
   let routes: Route[];
   let document: OpenAPIObject;
+  const excluded: string[] = [];
 
   beforeAll(async () => {
     [routes, document] = await withDocumentApp((app, config) => [
-      controllerRoutes(app.get(ModulesContainer)),
+      controllerRoutes(app.get(ModulesContainer), excluded),
       buildOpenApiDocument(app, config),
     ]);
+  });
+
+  it('leaves out no controller (a WebSocket route documents its HTTP answers too)', () => {
+    expect(excluded).toEqual([]);
   });
 
   function operation(route: Route): Operation {
@@ -149,7 +161,8 @@ describe('OpenAPI document against the controllers', () => {
       ]);
       ids.add(op.operationId ?? '');
       expect([what, op.tags?.length, op.tags?.every((t) => tags.has(t))]).toEqual([what, 1, true]);
-      expect([what, Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))]).toEqual([
+      // 101 is the success of a WebSocket route (RFC 6455 section 4.2.2).
+      expect([what, Object.keys(op.responses).some((s) => /^(?:2\d\d|101)$/.test(s))]).toEqual([
         what,
         true,
       ]);

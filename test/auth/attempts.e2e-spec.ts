@@ -1,4 +1,5 @@
-import { ErrorCode, OrderStatus } from '@app/contracts';
+import { ErrorCode } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { stall } from '../support/stall';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { Attempts, noSubscriptions } from './attempts';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { request } from 'undici';
-import { ErrorCode, OrderStatus } from '@app/contracts';
+import { ErrorCode } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { openSseH1 } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { Attempts, noSubscriptions, TRANSPORTS, type AttemptTransport } from './attempts';

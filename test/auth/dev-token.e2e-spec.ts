@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { DEMO_HS256_SECRET } from '@app/auth';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 describe('GET /v1/dev/token (the demo page token)', () => {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { authorizedEventSource } from '../support/event-source';
 import { openSseH1 } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';

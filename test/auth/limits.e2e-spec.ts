@@ -1,6 +1,7 @@
 import { Metadata } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { ErrorCode, OrderStatus } from '@app/contracts';
+import { ErrorCode } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,

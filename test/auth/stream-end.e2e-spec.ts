@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcCode, type StatusObject } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,
@@ -10,6 +10,7 @@ import {
 import { openSseH1 } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { WsStream, type Closed } from '../support/websocket-stream';
 import { ClientPool, type RecordingClient } from '../ws/orders-client';
 
 const TOTAL = 40;
@@ -29,7 +30,7 @@ const ALL = Array.from({ length: TOTAL }, (_, i) => i + 1);
  * Streams that end on purpose, and clients that resume: a token expiring mid-stream ends
  * the stream with a reason distinct from a network failure on each transport, and a
  * resume with a fresh token loses nothing; the same for the maximum stream age on gRPC
- * and socket.io (SSE is covered in test/sse).
+ * socket.io and the raw WebSocket (SSE is covered in test/sse).
  */
 describe.each([
   // 2 s, not 1: `exp` is in whole seconds, so a token minted at X.999 s with a 1 s lifetime
@@ -132,6 +133,27 @@ describe.each([
     expect(reasons).toContain(reason);
     // On token expiry the server also closes the socket itself, after the `end`s.
     if (reason === 'token_expired') expect(disconnects).toContain('io server disconnect');
+  });
+
+  it('raw WebSocket: `end` with the reason and its close code; resuming with a fresh token loses nothing', async () => {
+    await app.createOwnedOrder('se-raw', 'alice');
+    const publishing = publishPaced(app, 'se-raw', 60);
+    const seen: number[] = [];
+    const closes: Closed[] = [];
+    for (let round = 0; round < 20 && closes.at(-1)?.reason !== 'completed'; round++) {
+      const s = await WsStream.open(
+        `${app.httpUrl.replace(/^http/, 'ws')}/v1/orders/se-raw/ws?after=${seen.at(-1) ?? 0}`,
+        { headers: { authorization: `Bearer ${token()}` } },
+      );
+      closes.push(await s.closed);
+      seen.push(...s.seqs());
+      expect(s.of('end')).toEqual([{ reason: closes.at(-1)?.reason }]);
+    }
+    await publishing;
+    expect(seen).toEqual(ALL);
+    // token_expired: 4401 (renew the token first); max_age: 1001 (going away: resume now).
+    expect(closes).toContainEqual({ code: reason === 'token_expired' ? 4401 : 1001, reason });
+    expect(closes.at(-1)).toEqual({ code: 1000, reason: 'completed' });
   });
 
   if (reason === 'token_expired') {

@@ -1,4 +1,5 @@
-import { ErrorCode, GRPC_STATUS_BY_CODE, HTTP_STATUS_BY_CODE, OrderStatus } from '@app/contracts';
+import { ErrorCode, GRPC_STATUS_BY_CODE, HTTP_STATUS_BY_CODE } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { forgeToken, rejectedTokens, testClaims, testKeys } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { Attempts, noSubscriptions, TRANSPORTS } from './attempts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { OrderStatus } from '@app/contracts';
+import { ORDER_PAGE, ORDER_STATUS_SEQUENCE, OrderStatus, publishTracking } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { waitFor } from '../support/wait-for';
@@ -64,7 +64,7 @@ describe('demo page in chromium', () => {
     await app.close();
   });
 
-  it.each(['sse', 'ws', 'long-poll'])(
+  it.each(['sse', 'ws', 'websocket', 'long-poll'])(
     'follows an order over %s, resumes after a dropped connection with nothing lost',
     async (transport) => {
       app = await startTestApp();
@@ -89,7 +89,7 @@ describe('demo page in chromium', () => {
       expect(await page.textContent('[data-testid=current-status]')).toBe('out for delivery');
 
       // A tracking update shares the seq sequence and gets its own row.
-      await app.store.publishTracking({
+      await publishTracking(app.store, {
         orderId,
         location: { lat: 52.37, lon: 4.89 },
         etaMs: Date.now() + 3_600_000,
@@ -104,6 +104,25 @@ describe('demo page in chromium', () => {
       await until(page, (s) => s.conn === 'completed', 'stream completed');
     },
   );
+
+  it('shows the statuses with the labels of the domain, a cancellation after the first step', async () => {
+    app = await startTestApp();
+    await app.createOrder('web-cancel', OrderStatus.Paid);
+    const page = await openDemo(browser, app, 'web-cancel', 'sse');
+    await until(page, (s) => s.lastSeq === 2, 'history received');
+    const steps = await page.locator('#stepper li').allTextContents();
+    expect(steps).toEqual(ORDER_STATUS_SEQUENCE.map((s) => ORDER_PAGE.statusLabels[s]));
+
+    await app.publish('web-cancel', OrderStatus.Cancelled);
+    await until(page, (s) => s.conn === 'completed', 'stream completed');
+    expect(await page.textContent('[data-testid=current-status]')).toBe('cancelled');
+    expect(await page.locator('#stepper li').allTextContents()).toEqual([
+      ORDER_PAGE.statusLabels[OrderStatus.Created],
+      'cancelled',
+      ...steps.slice(2),
+    ]);
+    expect(await page.getAttribute('#stepper li:nth-child(2)', 'class')).toBe('cancelled');
+  });
 
   it('says what it offers: the transports of its picker, by name', async () => {
     app = await startTestApp();

@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { watchOrder, type TransportName, type WatchItem } from '@app/client/node';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {

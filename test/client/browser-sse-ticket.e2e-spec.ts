@@ -1,5 +1,5 @@
 import type { Page, Request, Response } from 'playwright-core';
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { launchBrowser, type Browser } from '../browser/browser';
 import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';

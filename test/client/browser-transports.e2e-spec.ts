@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import type { TransportName } from '@app/client';
 import { launchBrowser, type Browser } from '../browser/browser';
 import { restartOnSamePorts } from '../support/restart-app';
@@ -14,16 +14,10 @@ import {
   until,
   type PageGlobals,
 } from './browser-watch';
-import { range, shippedOrder, track, trackThenDeliver } from './client-harness';
+import { range, shippedOrder, track, trackThenDeliver, openStreams } from './client-harness';
 
 const FORCED_RECONNECTS = 50;
-const BROWSER_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'longpoll'];
-
-function openStreams(app: TestApp): number {
-  let n = 0;
-  for (const v of app.bus.stats.connectionsByTransport.values()) n += v;
-  return n;
-}
+const BROWSER_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'websocket', 'longpoll'];
 
 /**
  * The bundled library in headless Chromium (the demo page's origin, its CSP and cookies)

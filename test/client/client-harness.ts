@@ -1,9 +1,16 @@
-import { OrderStatus } from '@app/contracts/order-status';
-import type { StreamItem } from '@app/contracts/order-events';
+import { OrderStatus } from '@app/order-domain/order-status';
+import type { StreamItem } from '@app/order-domain/order-events';
 import type { ConnectionEvent, OrderWatch, TransportName, WatchItem } from '@app/client/node';
 import type { TestApp } from '../support/test-app';
+import { publishTracking } from '@app/order-domain';
 
-export const ALL_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'longpoll', 'grpc'];
+export const ALL_TRANSPORTS: readonly TransportName[] = [
+  'sse',
+  'ws',
+  'websocket',
+  'longpoll',
+  'grpc',
+];
 
 /** Where a transport connects: the gRPC listener or the HTTP base URL. */
 export function baseUrlFor(app: TestApp, transport: TransportName): string {
@@ -63,7 +70,7 @@ export async function shippedOrder(app: TestApp, orderId: string, ownerId?: stri
 
 /** One tracking update (the order must be shipped or out for delivery); its seq. */
 export async function track(app: TestApp, orderId: string): Promise<number> {
-  const t = await app.store.publishTracking({
+  const t = await publishTracking(app.store, {
     orderId,
     location: { lat: 52.37, lon: 4.89 },
     etaMs: Date.now() + 3_600_000,
@@ -89,6 +96,22 @@ export async function trackThenDeliver(
   }
   await app.publish(orderId, OrderStatus.Delivered);
   return last;
+}
+
+/** The seq an event or tracking item carries (none for the other kinds). */
+export function seqOf(item: WatchItem): number | undefined {
+  return item.kind === 'event'
+    ? item.event.seq
+    : item.kind === 'tracking'
+      ? item.tracking.seq
+      : undefined;
+}
+
+/** Streams the service holds open, every transport (long-poll: held polls). */
+export function openStreams(app: TestApp): number {
+  let n = 0;
+  for (const v of app.bus.stats.connectionsByTransport.values()) n += v;
+  return n;
 }
 
 export function range(from: number, to: number): number[] {

@@ -20,6 +20,7 @@ import {
 const UNAUTHENTICATED_STATUS: Record<TransportName, number> = {
   sse: 401,
   ws: 401,
+  websocket: 401,
   longpoll: 401,
   grpc: 16,
 };
@@ -99,7 +100,11 @@ describe.each(ALL_TRANSPORTS)('failures over %s (Node)', (transport: TransportNa
     if (transport !== 'grpc') {
       expect(end.error.network?.cause).toBe('tls');
       expect(end.error.message).toContain('TLS certificate not trusted');
-      expect(end.error.message).toContain(app.httpsUrl.replace(/\/$/, ''));
+      // The URL it connected to: the raw WebSocket's is wss://.
+      const url = app.httpsUrl.replace(/\/$/, '');
+      expect(end.error.message).toContain(
+        transport === 'websocket' ? url.replace(/^https/, 'wss') : url,
+      );
     }
   });
 
@@ -112,6 +117,8 @@ describe.each(ALL_TRANSPORTS)('failures over %s (Node)', (transport: TransportNa
       status: UNAUTHENTICATED_STATUS[transport],
       permanent: true,
     });
-    expect(end.error.message).toMatch(/\((HTTP 401|gRPC 16|socket\.io unauthenticated)\)$/);
+    expect(end.error.message).toMatch(
+      /\((HTTP 401|gRPC 16|socket\.io unauthenticated|WebSocket 4401)\)$/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import {
   watchOrder,
   type OrderWatch,
@@ -18,6 +18,7 @@ import {
   track,
   trackThenDeliver,
   type Recorded,
+  openStreams,
 } from './client-harness';
 
 const FORCED_RECONNECTS = 50;
@@ -39,12 +40,6 @@ function resources(): { timers: number; clientSockets: number } {
     timers: process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length,
     clientSockets: handles.filter((h) => h.constructor.name === 'Socket' && !h.server).length,
   };
-}
-
-function openStreams(app: TestApp): number {
-  let n = 0;
-  for (const v of app.bus.stats.connectionsByTransport.values()) n += v;
-  return n;
 }
 
 /**

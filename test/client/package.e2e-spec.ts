@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { launchBrowser } from '../browser/browser';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -86,6 +86,7 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
   beforeAll(async () => {
     consumer = await createConsumer();
     consumer.link('socket.io-client');
+    consumer.link('rxjs');
   }, 180_000);
   afterAll(() => {
     consumer?.remove();
@@ -99,6 +100,8 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
         'dist/browser.mjs',
         'dist/index.d.mts',
         'dist/node.mjs',
+        'dist/rxjs.d.mts',
+        'dist/rxjs.mjs',
       ]),
     );
     expect(
@@ -109,10 +112,13 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
       peerDependenciesMeta: Record<string, { optional?: boolean }>;
     };
     expect(Object.keys(pkg.exports['.'])).toEqual(['types', 'node', 'browser', 'default']);
-    for (const peer of GRPC_PEERS) expect(pkg.peerDependenciesMeta[peer]?.optional).toBe(true);
+    expect(Object.keys(pkg.exports['./rxjs'])).toEqual(['types', 'default']);
+    for (const peer of [...GRPC_PEERS, 'rxjs']) {
+      expect(pkg.peerDependenciesMeta[peer]?.optional).toBe(true);
+    }
     for (const file of distFiles(consumer)) {
       const text = readFileSync(join(consumer.installed, file), 'utf8');
-      // The tsconfig aliases are resolved and libs/contracts is bundled in.
+      // The tsconfig aliases are resolved and libs/contracts and libs/order-domain are bundled in.
       expect({ file, alias: text.includes('@app/') }).toEqual({ file, alias: false });
     }
     const browser = readFileSync(join(consumer.installed, 'dist', 'browser.mjs'), 'utf8');
@@ -174,7 +180,8 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
         b.includes(`from '${PACKAGE_NAME}'`),
       );
       const transports = examples.map((b) => /transport: '(\w+)'/.exec(b)?.[1]);
-      expect(transports).toEqual(['sse', 'ws', 'longpoll', 'grpc']);
+      // The sixth is the RxJS face (over SSE), the seventh a client shared by watches.
+      expect(transports).toEqual(['sse', 'ws', 'websocket', 'longpoll', 'grpc', 'sse', 'ws']);
       await shippedOrder(app, 'order-1');
       const env = {
         ORDER_STATUS_URL: app.httpUrl,
@@ -182,7 +189,7 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
         TOKEN: app.defaultToken,
       };
       const runs = examples.map((code, i) =>
-        runNode(consumer.dir, consumer.write(`example-${transports[i]}.mjs`, code), env),
+        runNode(consumer.dir, consumer.write(`example-${i}-${transports[i]}.mjs`, code), env),
       );
       try {
         // History first (seqs 1-4), then what is published while the examples follow.
@@ -208,8 +215,11 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
             seqs: range(1, delivered.seq),
             end: expect.stringMatching(/^end completed /),
           },
+          { transport: 'websocket', code: 0, seqs: events, end: 'end completed' },
           { transport: 'longpoll', code: 0, seqs: events, end: 'end completed' },
           { transport: 'grpc', code: 0, seqs: events, end: 'end completed ' },
+          { transport: 'sse', code: 0, seqs: events, end: 'end completed' },
+          { transport: 'ws', code: 0, seqs: events, end: 'end completed' },
         ]);
         expect(five).toBe(5);
       } finally {
@@ -230,7 +240,11 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
         '  type OrderStatusChanged,',
         '  type OrderWatch,',
         '  type WatchError,',
+        '  createClient,',
+        '  type OrderClient,',
         `} from '${PACKAGE_NAME}';`,
+        `import { toObservable, type WatchValue } from '${PACKAGE_NAME}/rxjs';`,
+        "import type { Observable } from 'rxjs';",
         '',
         'const statusOf = (e: OrderStatusChanged): string => e.status;',
         '',
@@ -255,6 +269,13 @@ describe(`${PACKAGE_NAME} installed from its tarball`, () => {
         '  }',
         '  // @ts-expect-error: a transport the library does not have',
         "  watchOrder('order-1', { transport: 'pigeon', baseUrl });",
+        "  const client: OrderClient = createClient({ transport: 'ws', baseUrl, token });",
+        "  client.watch('order-3', { after: 2, onConnection });",
+        "  // @ts-expect-error: the transport is the client's, not a watch's",
+        "  client.watch('order-4', { transport: 'sse' });",
+        "  const items: Observable<WatchValue> = toObservable(watchOrder('order-2', { transport: 'ws', baseUrl }));",
+        '  // @ts-expect-error: the end is not a value, it completes or errors the Observable',
+        "  items.subscribe((i) => i.kind === 'end');",
         '  return (await watch.done).lastSeq;',
         '}',
         '',

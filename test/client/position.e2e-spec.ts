@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { OrderStatus } from '@app/contracts/order-status';
-import { watchOrder, type OrderWatch, type TransportName, type WatchItem } from '@app/client/node';
+import { OrderStatus } from '@app/order-domain/order-status';
+import { watchOrder, type OrderWatch, type TransportName } from '@app/client/node';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -10,19 +10,12 @@ import {
   range,
   shippedOrder,
   track,
+  seqOf,
 } from './client-harness';
 
 /** Few runs: each one is a real burst over a real connection, and two watches. */
 const RUNS_PER_TRANSPORT = 4;
 const MAX_BURST = 40;
-
-function seqOf(item: WatchItem): number | undefined {
-  return item.kind === 'event'
-    ? item.event.seq
-    : item.kind === 'tracking'
-      ? item.tracking.seq
-      : undefined;
-}
 
 /**
  * The position a watch reports is the seq of the last item its consumer was handed,

@@ -2,7 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import type { TransportName, WatchItem } from '@app/client';
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import type { Browser } from '../browser/browser';
 import type { TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -14,7 +14,7 @@ import { shippedOrder, track } from './client-harness';
  * from an installed package) and follows an order with it in headless Chromium.
  */
 
-export const BROWSER_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'longpoll'];
+export const BROWSER_TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'websocket', 'longpoll'];
 
 export interface Origin {
   readonly origin: string;

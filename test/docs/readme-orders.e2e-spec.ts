@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTerminalStatus, type OrderStatus } from '@app/contracts';
+import { isTerminalStatus, type OrderStatus } from '@app/order-domain';
 import { openSseH1, type SseStream } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

@@ -1,6 +1,6 @@
 import { status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { OrderStatus, PROTO_STATUS, type TrackingUpdated } from '@app/contracts';
+import { OrderStatus, PROTO_STATUS, type TrackingUpdated } from '@app/order-domain';
 import { orderStatusClient, unary, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';

@@ -1,5 +1,5 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { collect, orderStatusClient, seqsOf, type OrderStatusClient } from './grpc-test-client';

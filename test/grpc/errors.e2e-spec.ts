@@ -1,5 +1,5 @@
 import { status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
-import { MAX_PADDING_BYTES, OrderStatus, PROTO_STATUS } from '@app/contracts';
+import { MAX_PADDING_BYTES, OrderStatus, PROTO_STATUS } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {

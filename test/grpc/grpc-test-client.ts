@@ -12,14 +12,14 @@ import {
   type StatusObject,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts';
 import {
-  ORDER_STATUS_PROTO_PATH,
-  PROTO_LOADER_OPTIONS,
   type ProtoOrderSnapshot,
   type ProtoOrderStatusChanged,
-  type ProtoTrackingUpdated,
   type ProtoSubscribeResponse,
-} from '@app/contracts';
+  type ProtoTrackingUpdated,
+} from '@app/order-domain';
+import type { ProtoPayloadSnapshot } from '@app/payload-domain';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once } from '../support/wait-for';
 
@@ -35,6 +35,12 @@ export interface OrderStatusClient extends Client {
     req: { orderId: string },
     options: CallOptions,
     cb: UnaryCallback<ProtoOrderSnapshot>,
+  ): void;
+  /** The payload domain's snapshot (a service with STREAM_DOMAIN=payload). */
+  getPayloadStream(
+    req: { orderId: string },
+    options: CallOptions,
+    cb: UnaryCallback<ProtoPayloadSnapshot>,
   ): void;
   updateStatus(
     req: { orderId: string; status: number; paddingBytes?: number; reason?: string },
@@ -119,7 +125,11 @@ export function collect(
   call.on('data', (m: ProtoSubscribeResponse) => items.push(m));
   // The status event carries the error's code; without a listener 'error' would throw.
   call.on('error', () => undefined);
-  return { items, status: once<StatusObject>(call, 'status', timeoutMs) };
+  const status = once<StatusObject>(call, 'status', timeoutMs);
+  // A spec that fails before it awaits the status must fail alone: an unobserved
+  // rejection ten seconds later would end the whole in-band Jest run.
+  status.catch(() => undefined);
+  return { items, status };
 }
 
 /** The seqs of the events among `items` (resets left out). */

@@ -1,5 +1,6 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { OrderStatus, PROTO_STATUS, StreamEndReason, StreamEndTrailer } from '@app/contracts';
+import { StreamEndReason, StreamEndTrailer } from '@app/contracts';
+import { OrderStatus, PROTO_STATUS } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {

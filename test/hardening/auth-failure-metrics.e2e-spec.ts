@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { Attempts, type AttemptTransport } from '../auth/attempts';
 import { testClaims, forgeToken } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';

@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import { ErrorCode, IDEMPOTENCY_KEY_MAX_LENGTH, OrderStatus } from '@app/contracts';
+import { ErrorCode, IDEMPOTENCY_KEY_MAX_LENGTH } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { bearer, testToken } from '../support/auth';
 import { startTestApp, testTracking, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import { ErrorCode, OrderStatus } from '@app/contracts';
+import { ErrorCode } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { Attempts, noSubscriptions, TRANSPORTS, type AttemptTransport } from '../auth/attempts';
 import { startTestApp, type TestApp } from '../support/test-app';
 

@@ -1,6 +1,7 @@
 import { Metadata, status as GrpcCode, type StatusObject } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { ErrorCode, OrderStatus, StreamEndTrailer } from '@app/contracts';
+import { ErrorCode, StreamEndTrailer } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { collect, orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { openSseH1, type SseStream } from '../support/sse-stream';
 import { startTestApp, type TestApp } from '../support/test-app';

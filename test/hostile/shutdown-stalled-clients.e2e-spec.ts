@@ -1,6 +1,6 @@
 import { connect as h2Connect, type ClientHttp2Session } from 'node:http2';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import type { ProtoSubscribeResponse } from '@app/contracts';
+import type { ProtoSubscribeResponse } from '@app/order-domain';
 import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer } from '../support/auth';
 import { TcpGate } from '../support/tcp-gate';
@@ -11,7 +11,12 @@ import {
   type HostileService,
 } from './support/hostile-service';
 import { readGauges, of } from './support/metrics';
-import { stalledHttp1, stalledSocketIo, type StalledClient } from './support/stalled-clients';
+import {
+  stalledHttp1,
+  stalledSocketIo,
+  stalledWebSocket,
+  type StalledClient,
+} from './support/stalled-clients';
 
 /** Short, so a shutdown that waits for the hard deadline (drain + 5 s) costs seconds. */
 const DRAIN_MS = 2_500;
@@ -89,16 +94,19 @@ describe('SIGTERM with subscribers that stopped reading (issue 35, 1)', () => {
     }
   }
 
-  it('socket.io: engine.io websockets that stop reading and never answer the close frame', async () => {
+  it('socket.io and raw WebSocket: websockets that stop reading and never answer the close frame', async () => {
     const s = await busyService('sd-ws');
     stalled.push(
-      ...(await Promise.all(
-        [0, 1, 2].map((i) =>
+      ...(await Promise.all([
+        ...[0, 1, 2].map((i) =>
           stalledSocketIo({ label: `socket.io #${i}`, httpUrl: s.httpUrl, orderId: 'sd-ws' }),
         ),
-      )),
+        ...[0, 1].map((i) =>
+          stalledWebSocket({ label: `websocket #${i}`, httpUrl: s.httpUrl, orderId: 'sd-ws' }),
+        ),
+      ])),
     );
-    await expectPromptExit(s, { ws: 3 }, true);
+    await expectPromptExit(s, { ws: 3, websocket: 2 }, true);
   });
 
   it('HTTP/2: SSE streams on a TLS session that stops reading (no GOAWAY ever read)', async () => {

@@ -15,6 +15,7 @@ import {
   stalledH2Stream,
   stalledHttp1,
   stalledSocketIo,
+  stalledWebSocket,
   type StalledClient,
 } from './support/stalled-clients';
 
@@ -59,7 +60,7 @@ const ENV: Record<string, string> = {
   WS_PING_INTERVAL_MS: '1000',
   WS_PING_TIMEOUT_MS: '1000',
 };
-const TRANSPORTS = ['sse', 'long-poll', 'grpc', 'ws'];
+const TRANSPORTS = ['sse', 'long-poll', 'grpc', 'ws', 'websocket'];
 
 /**
  * Issue 10, 1a: a client that stops reading while its stream ends (max age here; token
@@ -220,7 +221,7 @@ describe('stalled readers whose stream ends (issue 10, 1a)', () => {
     });
   });
 
-  it('gRPC and socket.io: paused Subscribe streams, websockets that stop reading', async () => {
+  it('gRPC, socket.io and raw WebSocket: paused Subscribe streams, websockets that stop reading', async () => {
     const order = 'stall-grpc-ws';
     await scenario(order, async (s) => {
       const session = await h2Session(`http://${s.grpcAddress}`);
@@ -236,7 +237,10 @@ describe('stalled readers whose stream ends (issue 10, 1a)', () => {
       const ws = Array.from({ length: 3 }, (_, i) =>
         stalledSocketIo({ label: `socket.io #${i}`, httpUrl: s.httpUrl, orderId: order }),
       );
-      return Promise.all([...grpc, ...ws]);
+      const raw = Array.from({ length: 3 }, (_, i) =>
+        stalledWebSocket({ label: `websocket #${i}`, httpUrl: s.httpUrl, orderId: order }),
+      );
+      return Promise.all([...grpc, ...ws, ...raw]);
     });
   });
 });

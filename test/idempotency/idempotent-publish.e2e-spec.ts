@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { bearer } from '../support/auth';
 import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';

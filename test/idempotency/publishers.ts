@@ -7,7 +7,7 @@ import {
   type OrderStatus,
   type OrderStatusChanged,
   type ProtoOrderStatusChanged,
-} from '@app/contracts';
+} from '@app/order-domain';
 import { orderStatusClient, unary, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer, DEFAULT_TEST_TOKEN } from '../support/auth';
 

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { OrderStatusChanged } from '@app/contracts';
+import type { OrderStatusChanged } from '@app/order-domain';
 import { bearer } from '../support/auth';
 
 /**

@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { Http2Getter, type HttpGetter } from '../../loadtest/src/clients/http-stream';
 import { RawHttp2Getter } from '../../loadtest/src/clients/lean/raw-http2-getter';
 import { LongPollConnector } from '../../loadtest/src/clients/long-poll-connector';

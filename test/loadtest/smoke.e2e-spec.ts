@@ -15,6 +15,7 @@ import {
   SERVICE_ENTRY,
   type RunningService,
 } from '../../loadtest/src/service/launcher';
+import { runnableRungs } from '../../loadtest/src/ladder/rungs';
 import { SCENARIOS } from '../../loadtest/src/scenarios/registry';
 import { DEFAULT_SUITE, runSuite } from '../../loadtest/src/suite';
 
@@ -33,6 +34,12 @@ import { DEFAULT_SUITE, runSuite } from '../../loadtest/src/suite';
  * printed when redis-server or nginx is missing, and on the bare server).
  */
 const SMOKE_TRANSPORTS: TransportName[] = ['grpc', 'sse', 'ws', 'longpoll'];
+/**
+ * The ladder starts a server per rung (the service's each with its own
+ * BENCHMARK_LAYERS_OFF): one transport and the smoke's three rungs keep it near 15 s; the
+ * framework floors run in overhead's smoke.
+ */
+const LADDER_SMOKE_TRANSPORTS: TransportName[] = ['sse'];
 /**
  * The CI budget is about 3 minutes on 2 cores: the main test takes about 1 min 40 s alone
  * in its two halves (2 min 40 s in series), Nchan runs and cluster included.
@@ -54,8 +61,26 @@ const FIRST_HALF = new Set([
   'unary',
 ]);
 
+/**
+ * Scenarios whose runs each start (or share) a server of their domain: a payload size
+ * puts them in the payload domain (hostile's are checked in its own test; cluster still
+ * pads order events).
+ */
+const RUNS_IN_THEIR_DOMAIN = new Set([
+  'steady',
+  'bytes',
+  'wan',
+  'slow-consumer',
+  'backpressure',
+  'reconnect',
+  'overhead',
+  'ladder',
+  'broadcast',
+  'scale',
+]);
+
 /** Scenarios whose every subscriber follows an order published at the run's rate. */
-const PUBLISHED_AT_RATE = new Set(['steady', 'wan', 'overhead', 'broadcast', 'scale']);
+const PUBLISHED_AT_RATE = new Set(['steady', 'wan', 'overhead', 'ladder', 'broadcast', 'scale']);
 
 const server: 'nest' | 'bare' = process.env.LOADTEST_SMOKE_SERVER === 'bare' ? 'bare' : 'nest';
 
@@ -70,14 +95,26 @@ if (!nchan.ok) {
   process.stderr.write(`SKIPPED load test smoke, Nchan runs: ${nchan.reason}\n`);
 }
 
-describe(`load test smoke against the ${server} server`, () => {
+/** Set by .ci/run in one of its two Jest runs: the smoke's minutes of CPU, spent once. */
+const SMOKE_ELSEWHERE_VARIABLE = 'LOADTEST_SMOKE_ELSEWHERE';
+const elsewhere = process.env[SMOKE_ELSEWHERE_VARIABLE] === '1';
+if (elsewhere) {
+  process.stderr.write(
+    `SKIPPED load test smoke: ${SMOKE_ELSEWHERE_VARIABLE}=1 (.ci/run runs it in its other Jest run)\n`,
+  );
+}
+
+(elsewhere ? describe.skip : describe)(`load test smoke against the ${server} server`, () => {
   jest.setTimeout(SMOKE_TIMEOUT_MS);
 
   let running: RunningService | undefined;
   let second: RunningService | undefined;
+  /** Each half's service in the payload domain, for its payload-size runs (nest only). */
+  let payloads: (RunningService | undefined)[] = [];
   afterEach(async () => {
-    await Promise.all([running?.stop(), second?.stop()]);
+    await Promise.all([running?.stop(), second?.stop(), ...payloads.map((p) => p?.stop())]);
     running = second = undefined;
+    payloads = [];
   });
 
   it('runs every scenario tiny with no loss, duplicates or reordering', async () => {
@@ -86,9 +123,15 @@ describe(`load test smoke against the ${server} server`, () => {
     }
     const launch = (): Promise<RunningService> =>
       launchService(server === 'bare' ? { command: bareServerCommand('sse') } : { inspect: true });
-    // Settled, not Promise.all: if one fails to start, afterEach still stops the other.
-    const started = await Promise.allSettled([launch(), launch()]);
-    [running, second] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+    // The bare server carries whichever domain a schedule asks for; the service one.
+    const launchPayload = (): Promise<RunningService> =>
+      launchService({ inspect: true, env: { STREAM_DOMAIN: 'payload' } });
+    const launches = [launch(), launch(), ...(server === 'nest' ? [0, 1].map(launchPayload) : [])];
+    // Settled, not Promise.all: if one fails to start, afterEach still stops the others.
+    const started = await Promise.allSettled(launches);
+    [running, second, ...payloads] = started.map((r) =>
+      r.status === 'fulfilled' ? r.value : undefined,
+    );
     for (const r of started) if (r.status === 'rejected') throw r.reason;
     if (running === undefined || second === undefined) throw new Error('a service did not start');
     // Every scenario (the default suite's and scale), each on the smoke transports.
@@ -96,25 +139,27 @@ describe(`load test smoke against the ${server} server`, () => {
     // and instances: each has its own test below; soak runs a minute in its own spec.
     const OWN_TESTS = new Set(['hostile', 'cluster-failover', 'soak']);
     const steps = SCENARIOS.filter((s) => !OWN_TESTS.has(s.name))
-      .filter((s) => server === 'nest' || s.name !== 'reconnect')
+      // reconnect and the ladder start the service with their own environment.
+      .filter((s) => server === 'nest' || (s.name !== 'reconnect' && s.name !== 'ladder'))
       // routing needs only redis-server, which the cluster check covers.
       .filter((s) => noCluster === undefined || (s.name !== 'cluster' && s.name !== 'routing'))
       .map((s) => ({
         scenario: s.name,
-        options: { transports: SMOKE_TRANSPORTS },
+        options: { transports: s.name === 'ladder' ? LADDER_SMOKE_TRANSPORTS : SMOKE_TRANSPORTS },
       }));
     // Two halves of the scenarios at once, each on a service of its own (a service has one
     // simulator, whose schedule each run sets): tiny runs mostly wait (windows, the proxy's
     // delay, reconnects), so in series they took over 3 minutes of each CI run. Each half
     // is a suite with `running` set, so neither pins this process.
-    const halves: [RunningService, typeof steps][] = [
-      [running, steps.filter((s) => FIRST_HALF.has(s.scenario))],
-      [second, steps.filter((s) => !FIRST_HALF.has(s.scenario))],
+    const halves: [RunningService, RunningService | undefined, typeof steps][] = [
+      [running, payloads[0], steps.filter((s) => FIRST_HALF.has(s.scenario))],
+      [second, payloads[1], steps.filter((s) => !FIRST_HALF.has(s.scenario))],
     ];
     const [first, ...rest] = await Promise.all(
-      halves.map(([service, half]) =>
+      halves.map(([service, payloadService, half]) =>
         runSuite({
           running: service,
+          runningPayload: payloadService,
           steps: half,
           transports: SMOKE_TRANSPORTS,
           overrides: {},
@@ -146,6 +191,15 @@ describe(`load test smoke against the ${server} server`, () => {
         dup: r.events.duplicates,
         ooo: r.events.outOfOrder,
       }).toEqual({ where, lost: 0, dup: 0, ooo: 0 });
+    }
+    // Payload-size runs carried the load test's own event wherever it is served.
+    for (const r of report.runs.filter((x) => RUNS_IN_THEIR_DOMAIN.has(x.scenario))) {
+      const where = `${r.scenario} ${r.variant} ${r.transport} (${r.server})`;
+      const payload = r.settings.payloadBytes > 0;
+      expect({ where, domain: r.settings.env.STREAM_DOMAIN }).toEqual({
+        where,
+        domain: payload ? 'payload' : undefined,
+      });
     }
     // Each run's orders were published through its window: at least half the events its
     // rate and length ask for reached its subscribers (two runs sharing a simulator would
@@ -277,6 +331,21 @@ describe(`load test smoke against the ${server} server`, () => {
         }).toEqual({ where, core: SERVICE_CPU, covers: true });
       }
     }
+    // The ladder climbed its smoke rungs (bottom, every layer off, the full stack), each
+    // service rung on its own switches, and reports what each added.
+    if (server === 'nest') {
+      const ladder = report.runs.filter((r) => r.scenario === 'ladder');
+      expect(ladder.map((r) => [r.extra?.rung, r.settings.env.BENCHMARK_LAYERS_OFF])).toEqual(
+        runnableRungs('sse', true).map((g) => [g.id, g.env?.BENCHMARK_LAYERS_OFF]),
+      );
+      // The top rung (the full stack, tracing included) has its figure from its one round.
+      const top = (runnableRungs('sse', true).at(-1)?.label ?? '').replace(
+        /[.*+?^${}()|[\]\\]/g,
+        '\\$&',
+      );
+      expect(markdownReport(report)).toMatch(new RegExp(`\\| sse \\| ${top} \\| .* \\| 1 \\| \\d`));
+      expect(htmlReport(report)).toContain('id="ladder"');
+    }
     expect(markdownReport(report)).toContain('## steady');
     expect(htmlReport(report)).toContain('new Chart(');
   });
@@ -312,6 +381,8 @@ describe(`load test smoke against the ${server} server`, () => {
         lost: r.events.lost,
         dup: r.events.duplicates,
       }).toEqual({ where, ok: true, error: undefined, lost: 0, dup: 0 });
+      // The padded stream and the canaries' are the load test's own events.
+      expect({ where, domain: r.settings.env.STREAM_DOMAIN }).toEqual({ where, domain: 'payload' });
       expect({
         where,
         alive: r.extra?.serviceAlive,

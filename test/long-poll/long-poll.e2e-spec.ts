@@ -1,6 +1,6 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { h2Connect, h2Get } from '../support/h2-client';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

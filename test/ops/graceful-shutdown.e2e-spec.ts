@@ -1,6 +1,6 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,

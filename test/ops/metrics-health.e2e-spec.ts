@@ -7,7 +7,7 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { heapAllocatedBytes } from '../../apps/order-status/src/ops/metrics.service';
 import { Readiness } from '../../apps/order-status/src/ops/readiness.service';
 import { collect, orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';

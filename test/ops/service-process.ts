@@ -18,9 +18,15 @@ export interface ServiceProcess {
   kill(): void;
 }
 
-/** Starts the built service on free ports and waits for its JSON "listening" line. */
-export async function spawnService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [SERVICE_ENTRY], {
+/**
+ * Starts the built service (`entry`: another build of it) on free ports and waits for its
+ * JSON "listening" line.
+ */
+export async function spawnService(
+  env: Record<string, string> = {},
+  entry: string = SERVICE_ENTRY,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [entry], {
     env: {
       ...process.env,
       HOST: '127.0.0.1',

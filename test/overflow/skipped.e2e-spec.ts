@@ -1,12 +1,14 @@
 import { get, type IncomingMessage } from 'node:http';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { nowUs, OrderStatus, type ProtoSubscribeResponse } from '@app/contracts';
+import { nowUs } from '@app/contracts';
+import { OrderStatus, type ProtoSubscribeResponse } from '@app/order-domain';
 import { OverflowPolicy } from '@app/event-bus';
 import { bearer } from '../support/auth';
 import { SseParser, type SseMessage } from '../support/sse-parser';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { chain, type ChainItem as Seen } from '../support/item-chain';
 import { collect, orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { RawOrdersClient } from '../ws/raw-orders-client';
 
@@ -23,36 +25,6 @@ const PADDING_BYTES = 60_000;
 /** Upper bound on events published; the loop stops soon after the first overflow. */
 const MAX_EVENTS = 400;
 const EVENTS_AFTER_OVERFLOW = 20;
-
-/** One item as a client sees it, from any transport's wire format. */
-type Seen =
-  | { readonly kind: 'event'; readonly seq: number }
-  | { readonly kind: 'skipped'; readonly fromSeq: number; readonly toSeq: number }
-  | { readonly kind: 'reset'; readonly lastSeq: number };
-
-/**
- * The client's view: every item must start right after its cursor. Returns the
- * violations (empty when the chain holds) and the cursor reached.
- */
-function chain(items: readonly Seen[], afterSeq: number): { problems: string[]; cursor: number } {
-  const problems: string[] = [];
-  let cursor = afterSeq;
-  for (const it of items) {
-    if (it.kind === 'event') {
-      if (it.seq !== cursor + 1) problems.push(`event ${it.seq} after cursor ${cursor}`);
-      cursor = it.seq;
-    } else if (it.kind === 'skipped') {
-      if (it.fromSeq !== cursor + 1 || it.toSeq < it.fromSeq) {
-        problems.push(`skipped ${it.fromSeq}..${it.toSeq} after cursor ${cursor}`);
-      }
-      cursor = it.toSeq;
-    } else {
-      if (it.lastSeq < cursor) problems.push(`reset to ${it.lastSeq} after cursor ${cursor}`);
-      cursor = it.lastSeq;
-    }
-  }
-  return { problems, cursor };
-}
 
 function expectSignalledDrops(items: readonly Seen[], afterSeq: number, lastSeq: number): void {
   const { problems, cursor } = chain(items, afterSeq);

@@ -1,18 +1,21 @@
-import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import {
   itemOf,
+  ORDER_DOMAIN,
+  OrderStatus,
+  streamItemToProto,
+  type OrderStatusChanged,
+} from '@app/order-domain';
+import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
+import {
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_PROTO_PATH,
   ORDER_STATUS_SERVICE_NAME,
-  OrderStatus,
   PROTO_LOADER_OPTIONS,
-  streamItemToProto,
-  type OrderStatusChanged,
 } from '@app/contracts';
 import { OrderEventBus } from '@app/event-bus';
 import { SUBSCRIBE_ENCODING } from '../../apps/order-status/src/transports/grpc/subscribe-encoding';
-import { POLL_EVENT_JSON } from '../../apps/order-status/src/transports/long-poll/poll-answer';
-import { SSE_FRAMES } from '../../apps/order-status/src/transports/sse/sse-frames';
+import { pollEventJson } from '../../apps/order-status/src/transports/long-poll/poll-answer';
+import { sseFrames } from '../../apps/order-status/src/transports/sse/sse-frames';
 import { SocketPackets } from '../../apps/order-status/src/transports/ws/socket-packets';
 import {
   collect,
@@ -82,10 +85,10 @@ describe('encode once per event per wire format', () => {
     await waitFor(() => bus.subscriberCount(ORDER) === 4 * PER_TRANSPORT, 'every long-poll held');
 
     const before = {
-      sse: SSE_FRAMES.encodings,
+      sse: sseFrames(ORDER_DOMAIN).encodings,
       ws: SocketPackets.encodingsTotal,
       grpc: SUBSCRIBE_ENCODING.encodings,
-      longPoll: POLL_EVENT_JSON.encodings,
+      longPoll: pollEventJson(ORDER_DOMAIN).encodings,
     };
     const published: OrderStatusChanged = await app.publish(ORDER, OrderStatus.Paid);
 
@@ -99,10 +102,10 @@ describe('encode once per event per wire format', () => {
     const bodies = await Promise.all(polls);
 
     expect({
-      sse: SSE_FRAMES.encodings - before.sse,
+      sse: sseFrames(ORDER_DOMAIN).encodings - before.sse,
       ws: SocketPackets.encodingsTotal - before.ws,
       grpc: SUBSCRIBE_ENCODING.encodings - before.grpc,
-      longPoll: POLL_EVENT_JSON.encodings - before.longPoll,
+      longPoll: pollEventJson(ORDER_DOMAIN).encodings - before.longPoll,
     }).toEqual({ sse: 1, ws: 1, grpc: 1, longPoll: 1 });
 
     // The bytes each subscriber got are those of the per-subscriber encoding.

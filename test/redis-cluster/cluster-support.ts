@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
-import type { OrderEvent, OrderStatus } from '@app/contracts';
+import type { OrderEvent, OrderStatus } from '@app/order-domain';
 import { restPublisher, type Publisher, type PublishAnswer } from '../idempotency/publishers';
 import { bearer } from '../support/auth';
 import type { RedisCluster } from '../support/redis-cluster';

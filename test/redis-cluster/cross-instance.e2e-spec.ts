@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { restPublisher } from '../idempotency/publishers';
 import { RedisCluster } from '../support/redis-cluster';

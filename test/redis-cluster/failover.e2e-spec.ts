@@ -1,4 +1,4 @@
-import { OrderStatus, type OrderEvent } from '@app/contracts';
+import { OrderStatus, type OrderEvent } from '@app/order-domain';
 import { orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { RedisCluster } from '../support/redis-cluster';
 import { startTestApp, type TestApp } from '../support/test-app';

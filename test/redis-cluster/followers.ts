@@ -1,12 +1,7 @@
 import { status as GrpcCode, type ClientReadableStream, type StatusObject } from '@grpc/grpc-js';
 import { request } from 'undici';
-import {
-  ErrorCode,
-  StreamEndReason,
-  type OrderEvent,
-  type ProtoSubscribeResponse,
-  type StreamReset,
-} from '@app/contracts';
+import { ErrorCode, StreamEndReason } from '@app/contracts';
+import { type OrderEvent, type ProtoSubscribeResponse, type StreamReset } from '@app/order-domain';
 import type { OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer } from '../support/auth';
 import { openSseH1, type SseStream } from '../support/sse-stream';

@@ -1,4 +1,4 @@
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus, publishStatus } from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisCluster } from '../support/redis-cluster';
 import { errorReplies, ordersOnEveryMaster } from './cluster-support';
@@ -30,7 +30,7 @@ describe('Lua scripts on Redis Cluster after the masters forgot them', () => {
   it('publishes and reads history on every master again', async () => {
     const orders = await ordersOnEveryMaster(cluster, 'flushed');
     for (const { orderId } of orders) {
-      await store.publish({ orderId, status: OrderStatus.Created });
+      await publishStatus(store, { orderId, status: OrderStatus.Created });
       expect(await store.readHistory(orderId, 0)).toHaveLength(1);
     }
 
@@ -40,7 +40,11 @@ describe('Lua scripts on Redis Cluster after the masters forgot them', () => {
       before.set(master, await errorReplies(cluster, master, 'NOSCRIPT'));
     }
     for (const { orderId, master } of orders) {
-      const paid = await store.publish({ orderId, status: OrderStatus.Paid, idempotencyKey: 'k' });
+      const paid = await publishStatus(store, {
+        orderId,
+        status: OrderStatus.Paid,
+        idempotencyKey: 'k',
+      });
       expect(paid).toMatchObject({ seq: 2, previousStatus: OrderStatus.Created });
       expect((await store.readHistory(orderId, 0))?.map((e) => e.seq)).toEqual([1, 2]);
       expect(await errorReplies(cluster, master, 'NOSCRIPT')).toBe((before.get(master) ?? 0) + 2);

@@ -1,7 +1,7 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { bearer } from '../support/auth';
 import { request } from 'undici';
-import { OrderStatus, type OrderEvent } from '@app/contracts';
+import { OrderStatus, type OrderEvent } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -57,6 +57,8 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
 
   it('answers 503 with store and auth state down while Redis is stopped, and 200 once it runs again', async () => {
     app = await startTestApp(env(redis.url));
+    // On a loaded host one 500 ms ping may miss right after start: up within the notice.
+    await waitFor(async () => (await ready()).status === 200, 'ready after start', NOTICE_MS, 50);
     expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });
     expect(await publish('frozen-1', OrderStatus.Created)).toBe(201);
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { PUBLISH_SCRIPT } from '../../libs/redis-store/src/redis-scripts';
-import { OrderStatus, type OrderStatusChanged } from '@app/contracts';
+import { OrderStatus, type OrderStatusChanged } from '@app/order-domain';
 import { grpcPublisher, restPublisher, type Publisher } from '../idempotency/publishers';
 import { CommandTrap } from '../idempotency/command-trap';
 import { eventsOf } from '../idempotency/support';

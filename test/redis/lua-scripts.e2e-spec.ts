@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { Scope, type Principal } from '@app/auth';
-import { OrderStatus } from '@app/contracts';
-import { isReplay } from '@app/event-bus';
+import { OrderStatus, publishStatus } from '@app/order-domain';
+import { isReplay } from '@app/store';
 import { authStateKeys, RedisAuthState, RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
@@ -44,12 +44,12 @@ describe('Lua scripts after Redis forgot them (SCRIPT FLUSH)', () => {
     const store = new RedisOrderStore({ url: redis.url, reconnectMaxDelayMs: 50 });
     try {
       expect(await store.whenUp(5_000)).toBe(true);
-      await store.publish({ orderId: 'o1', status: OrderStatus.Created });
+      await publishStatus(store, { orderId: 'o1', status: OrderStatus.Created });
       expect(await store.readHistory('o1', 0)).toHaveLength(1);
 
       await admin.script('FLUSH');
       const before = await noscriptReplies();
-      const paid = await store.publish({ orderId: 'o1', status: OrderStatus.Paid });
+      const paid = await publishStatus(store, { orderId: 'o1', status: OrderStatus.Paid });
       expect(paid).toMatchObject({ seq: 2, previousStatus: OrderStatus.Created });
       expect((await store.readHistory('o1', 0))?.map((e) => e.seq)).toEqual([1, 2]);
       expect(await noscriptReplies()).toBe(before + 2);
@@ -57,9 +57,9 @@ describe('Lua scripts after Redis forgot them (SCRIPT FLUSH)', () => {
       // The idempotent publish is the same script with a third key.
       await admin.script('FLUSH');
       const packed = { orderId: 'o1', status: OrderStatus.Packed, idempotencyKey: 'k1' };
-      const first = await store.publish(packed);
+      const first = await publishStatus(store, packed);
       expect(first.seq).toBe(3);
-      const repeat = await store.publish(packed);
+      const repeat = await publishStatus(store, packed);
       expect(repeat).toEqual(first);
       expect(isReplay(repeat)).toBe(true);
       expect(await noscriptReplies()).toBe(before + 3);

@@ -1,7 +1,7 @@
 import { status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
 import { bearer } from '../support/auth';
 import { request } from 'undici';
-import { OrderStatus, PROTO_STATUS } from '@app/contracts';
+import { OrderStatus, PROTO_STATUS } from '@app/order-domain';
 import {
   collect,
   orderStatusClient,

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
-import { ErrorCode, GatewayError, OrderStatus } from '@app/contracts';
-import { isReplay } from '@app/event-bus';
+import { ErrorCode, GatewayError } from '@app/contracts';
+import { OrderStatus, publishStatus } from '@app/order-domain';
+import { isReplay } from '@app/store';
 import { RedisOrderStore, redisKeys } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
@@ -38,9 +39,9 @@ describe('RedisOrderStore idempotent publish', () => {
   it('answers a repeated key with the first event, from any instance, publishing nothing', async () => {
     const a = await open();
     const b = await open();
-    await a.publish({ orderId: 'r1', status: Created });
-    const first = await a.publish({ orderId: 'r1', status: Paid, idempotencyKey: 'k1' });
-    const again = await b.publish({ orderId: 'r1', status: Paid, idempotencyKey: 'k1' });
+    await publishStatus(a, { orderId: 'r1', status: Created });
+    const first = await publishStatus(a, { orderId: 'r1', status: Paid, idempotencyKey: 'k1' });
+    const again = await publishStatus(b, { orderId: 'r1', status: Paid, idempotencyKey: 'k1' });
     expect(again).toEqual(first); // same seq, same publishedAtUs
     expect([isReplay(first), isReplay(again)]).toEqual([false, true]);
     expect(await history('r1')).toEqual([1, 2]);
@@ -49,8 +50,8 @@ describe('RedisOrderStore idempotent publish', () => {
 
   it('keeps the record under the order hash tag, for the window, and not after', async () => {
     const store = await open({ idempotencyWindowMs: 300 });
-    await store.publish({ orderId: 'r2', status: Created });
-    await store.publish({ orderId: 'r2', status: Paid, idempotencyKey: 'k1' });
+    await publishStatus(store, { orderId: 'r2', status: Created });
+    await publishStatus(store, { orderId: 'r2', status: Paid, idempotencyKey: 'k1' });
     const key = redisKeys('os').idempotency('r2', 'k1');
     expect(key.startsWith('os:{r2}:idem:')).toBe(true);
     const ttl = await admin.pttl(key);
@@ -58,37 +59,45 @@ describe('RedisOrderStore idempotent publish', () => {
     expect(ttl).toBeLessThanOrEqual(300);
     await waitFor(async () => (await admin.exists(key)) === 0, 'the record to expire');
     // Forgotten: the key is free again (the same status would now be a repeated status).
-    const later = await store.publish({ orderId: 'r2', status: Packed, idempotencyKey: 'k1' });
+    const later = await publishStatus(store, {
+      orderId: 'r2',
+      status: Packed,
+      idempotencyKey: 'k1',
+    });
     expect([later.seq, isReplay(later)]).toEqual([3, false]);
   });
 
   it('scopes a key to its order', async () => {
     const store = await open();
-    await store.publish({ orderId: 'r3', status: Created });
-    await store.publish({ orderId: 'r4', status: Created });
-    const x = await store.publish({ orderId: 'r3', status: Paid, idempotencyKey: 'same' });
-    const y = await store.publish({ orderId: 'r4', status: Paid, idempotencyKey: 'same' });
+    await publishStatus(store, { orderId: 'r3', status: Created });
+    await publishStatus(store, { orderId: 'r4', status: Created });
+    const x = await publishStatus(store, { orderId: 'r3', status: Paid, idempotencyKey: 'same' });
+    const y = await publishStatus(store, { orderId: 'r4', status: Paid, idempotencyKey: 'same' });
     expect([x.orderId, x.seq, y.orderId, y.seq]).toEqual(['r3', 2, 'r4', 2]);
     expect(isReplay(y)).toBe(false);
   });
 
   it('refuses the same key with another status, and remembers nothing for a refused publish', async () => {
     const store = await open();
-    await store.publish({ orderId: 'r5', status: Created });
-    await store.publish({ orderId: 'r5', status: Paid, idempotencyKey: 'k1' });
-    const err = (await store
-      .publish({ orderId: 'r5', status: Packed, idempotencyKey: 'k1' })
-      .catch((e: unknown) => e)) as GatewayError;
+    await publishStatus(store, { orderId: 'r5', status: Created });
+    await publishStatus(store, { orderId: 'r5', status: Paid, idempotencyKey: 'k1' });
+    const err = (await publishStatus(store, {
+      orderId: 'r5',
+      status: Packed,
+      idempotencyKey: 'k1',
+    }).catch((e: unknown) => e)) as GatewayError;
     expect(err).toBeInstanceOf(GatewayError);
     expect(err.code).toBe(ErrorCode.FailedPrecondition);
     expect(await history('r5')).toEqual([1, 2]);
 
-    const missing = (await store
-      .publish({ orderId: 'r6', status: Paid, idempotencyKey: 'k2' })
-      .catch((e: unknown) => e)) as GatewayError;
+    const missing = (await publishStatus(store, {
+      orderId: 'r6',
+      status: Paid,
+      idempotencyKey: 'k2',
+    }).catch((e: unknown) => e)) as GatewayError;
     expect(missing.code).toBe(ErrorCode.NotFound);
-    await store.publish({ orderId: 'r6', status: Created });
-    const now = await store.publish({ orderId: 'r6', status: Paid, idempotencyKey: 'k2' });
+    await publishStatus(store, { orderId: 'r6', status: Created });
+    const now = await publishStatus(store, { orderId: 'r6', status: Paid, idempotencyKey: 'k2' });
     expect([now.seq, isReplay(now)]).toEqual([2, false]);
   });
 });

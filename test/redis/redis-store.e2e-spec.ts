@@ -1,7 +1,8 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
-import { ErrorCode, GatewayError, OrderStatus, type OrderEvent } from '@app/contracts';
-import { StoreResync } from '@app/event-bus';
-import { describeEventModel } from '../../libs/event-bus/src/testing/event-model.store-spec';
+import { ErrorCode, GatewayError } from '@app/contracts';
+import { OrderStatus, publishStatus, publishTracking, type OrderEvent } from '@app/order-domain';
+import { StoreResync } from '@app/store';
+import { describeEventModel } from '../../libs/store/src/testing/event-model.store-spec';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
@@ -35,8 +36,12 @@ describe('RedisOrderStore', () => {
     const notForC: unknown[] = [];
     c.events$.subscribe((e) => notForC.push(e));
     const seen = firstValueFrom(b.events$.pipe(take(2), toArray()));
-    const created = await a.publish({ orderId: 'o1', status: OrderStatus.Created });
-    const paid = await a.publish({ orderId: 'o1', status: OrderStatus.Paid, paddingBytes: 4 });
+    const created = await publishStatus(a, { orderId: 'o1', status: OrderStatus.Created });
+    const paid = await publishStatus(a, {
+      orderId: 'o1',
+      status: OrderStatus.Paid,
+      paddingBytes: 4,
+    });
     expect(created.seq).toBe(1);
     expect(paid).toMatchObject({ seq: 2, status: OrderStatus.Paid, padding: 'xxxx' });
     expect(await seen).toEqual([created, paid]);
@@ -55,12 +60,16 @@ describe('RedisOrderStore', () => {
 
   it('enforces the life cycle with the same errors as the in-memory store', async () => {
     const a = await open();
-    await expect(a.publish({ orderId: 'o2', status: OrderStatus.Paid })).rejects.toMatchObject({
+    await expect(
+      publishStatus(a, { orderId: 'o2', status: OrderStatus.Paid }),
+    ).rejects.toMatchObject({
       code: ErrorCode.NotFound,
     });
-    await a.publish({ orderId: 'o2', status: OrderStatus.Created });
-    await a.publish({ orderId: 'o2', status: OrderStatus.Delivered });
-    await expect(a.publish({ orderId: 'o2', status: OrderStatus.Paid })).rejects.toMatchObject({
+    await publishStatus(a, { orderId: 'o2', status: OrderStatus.Created });
+    await publishStatus(a, { orderId: 'o2', status: OrderStatus.Delivered });
+    await expect(
+      publishStatus(a, { orderId: 'o2', status: OrderStatus.Paid }),
+    ).rejects.toMatchObject({
       code: ErrorCode.FailedPrecondition,
       message: 'order o2 cannot move from delivered to paid',
     });
@@ -69,8 +78,8 @@ describe('RedisOrderStore', () => {
 
   it('keeps extra command fields as snapshot attributes (additive fields, e.g. an owner)', async () => {
     const a = await open();
-    await a.publish({ orderId: 'o3', status: OrderStatus.Created, ownerId: 'alice' });
-    await a.publish({ orderId: 'o3', status: OrderStatus.Paid, ownerId: 'mallory' });
+    await publishStatus(a, { orderId: 'o3', status: OrderStatus.Created, ownerId: 'alice' });
+    await publishStatus(a, { orderId: 'o3', status: OrderStatus.Paid, ownerId: 'mallory' });
     // Set at creation only: ownership never changes.
     expect(await a.getSnapshot('o3')).toMatchObject({
       orderId: 'o3',
@@ -81,10 +90,10 @@ describe('RedisOrderStore', () => {
 
   it('serves history after any seq still retained, and says when it is not', async () => {
     const a = await open({ historySize: 5 });
-    await a.publish({ orderId: 'o4', status: OrderStatus.Created });
-    await a.publish({ orderId: 'o4', status: OrderStatus.Shipped });
+    await publishStatus(a, { orderId: 'o4', status: OrderStatus.Created });
+    await publishStatus(a, { orderId: 'o4', status: OrderStatus.Shipped });
     for (let i = 0; i < 8; i++) {
-      await a.publishTracking({ orderId: 'o4', location: { lat: i, lon: i }, etaMs: 1 + i });
+      await publishTracking(a, { orderId: 'o4', location: { lat: i, lon: i }, etaMs: 1 + i });
     }
     // seqs 1..10, the last 5 (6..10) kept
     expect((await a.readHistory('o4', 7))?.map((e) => e.seq)).toEqual([8, 9, 10]);
@@ -98,11 +107,11 @@ describe('RedisOrderStore', () => {
   it('concurrent publishes to one order from two instances: unique, gap-free seqs', async () => {
     const a = await open();
     const b = await open();
-    await a.publish({ orderId: 'hot', status: OrderStatus.Created });
-    await a.publish({ orderId: 'hot', status: OrderStatus.Shipped });
+    await publishStatus(a, { orderId: 'hot', status: OrderStatus.Created });
+    await publishStatus(a, { orderId: 'hot', status: OrderStatus.Shipped });
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        (i % 2 ? a : b).publishTracking({
+        publishTracking(i % 2 ? a : b, {
           orderId: 'hot',
           location: { lat: 1, lon: 2 },
           etaMs: i + 1,
@@ -117,10 +126,10 @@ describe('RedisOrderStore', () => {
   it('concurrent repeats of one status from two instances: exactly one is published', async () => {
     const a = await open();
     const b = await open();
-    await a.publish({ orderId: 'race', status: OrderStatus.Created });
+    await publishStatus(a, { orderId: 'race', status: OrderStatus.Created });
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).publish({ orderId: 'race', status: OrderStatus.Paid }),
+        publishStatus(i % 2 ? a : b, { orderId: 'race', status: OrderStatus.Paid }),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -134,15 +143,15 @@ describe('RedisOrderStore', () => {
 
   it('fails fast with Unavailable while Redis is down, reports down, and recovers', async () => {
     const a = await open();
-    await a.publish({ orderId: 'o5', status: OrderStatus.Created });
+    await publishStatus(a, { orderId: 'o5', status: OrderStatus.Created });
     const resyncs: StoreResync[] = [];
     a.resync$?.subscribe((r) => resyncs.push(r));
     await redis.stop();
     await waitFor(() => a.health() === 'down', 'the store to report down');
     const started = Date.now();
-    const err: unknown = await a
-      .publish({ orderId: 'o5', status: OrderStatus.Paid })
-      .catch((e: unknown) => e);
+    const err: unknown = await publishStatus(a, { orderId: 'o5', status: OrderStatus.Paid }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).code).toBe(ErrorCode.Unavailable);
     expect(Date.now() - started).toBeLessThan(500);
@@ -161,16 +170,17 @@ describe('RedisOrderStore', () => {
       store.events$.subscribe((e) => seen.push(e));
       // Routing store: only watched orders reach events$; the cases use fresh ids, so
       // watch every id they publish to before the first publish.
-      const publish = store.publish.bind(store);
+      const append = store.append.bind(store);
       const watched = new Set<string>();
       const watchFirst = async (orderId: string) => {
         if (watched.has(orderId)) return;
         watched.add(orderId);
         await store.watch(orderId);
       };
-      store.publish = async (cmd) => (await watchFirst(cmd.orderId), publish(cmd));
-      const publishTracking = store.publishTracking.bind(store);
-      store.publishTracking = async (cmd) => (await watchFirst(cmd.orderId), publishTracking(cmd));
+      store.append = async (draft, rule, options) => (
+        await watchFirst(draft.orderId),
+        append(draft, rule, options)
+      );
       return {
         store,
         seen,

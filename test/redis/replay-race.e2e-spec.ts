@@ -1,5 +1,6 @@
 import { delay } from 'rxjs';
-import { OrderStatus, ResetReason, StreamEndReason, type StreamItem } from '@app/contracts';
+import { ResetReason, StreamEndReason } from '@app/contracts';
+import { OrderStatus, publishStatus, publishTracking, type StreamItem } from '@app/order-domain';
 import { OrderEventBus, type BusSubscription } from '@app/event-bus';
 import { RedisOrderStore } from '@app/redis-store';
 import { RecordingSink } from '../../libs/event-bus/src/testing/bus-fixtures';
@@ -74,8 +75,8 @@ describe('replay/live race on the Redis store', () => {
     const random = mulberry32(seed);
     const orderIds = Array.from({ length: ORDERS }, (_, i) => `race-${seed}-${i}`);
     for (const orderId of orderIds) {
-      await publisher.publish({ orderId, status: OrderStatus.Created });
-      await publisher.publish({ orderId, status: OrderStatus.Shipped });
+      await publishStatus(publisher, { orderId, status: OrderStatus.Created });
+      await publishStatus(publisher, { orderId, status: OrderStatus.Shipped });
     }
 
     // Each order's publishes are sequential round trips, the orders' loops concurrent.
@@ -84,14 +85,14 @@ describe('replay/live race on the Redis store', () => {
       orderIds.map(async (orderId) => {
         // Tracking updates: the high-rate event, on the same seqs as status changes.
         for (let i = 0; i < EVENTS_PER_ORDER; i++)
-          await publisher.publishTracking({ orderId, location: { lat: 1, lon: 2 }, etaMs: i + 1 });
+          await publishTracking(publisher, { orderId, location: { lat: 1, lon: 2 }, etaMs: i + 1 });
       }),
     ).finally(() => (publishing = false));
 
     interface Client {
       readonly orderId: string;
       readonly afterSeq: number;
-      readonly sinks: RecordingSink[];
+      readonly sinks: RecordingSink<StreamItem>[];
       readonly subs: BusSubscription[];
     }
     // A client opens at a random point behind the order's head, and half of them drop
@@ -107,7 +108,7 @@ describe('replay/live race on the Redis store', () => {
         const afterSeq = Math.floor(random() * (head + 1));
         const client: Client = { orderId, afterSeq, sinks: [], subs: [] };
         const open = async (from: number) => {
-          const sink = new RecordingSink();
+          const sink = new RecordingSink<StreamItem>();
           client.sinks.push(sink);
           client.subs.push(await bus.open(orderId, from, sink, { transport: 'race' }));
           return sink;
@@ -127,7 +128,7 @@ describe('replay/live race on the Redis store', () => {
     );
     await publishes;
     for (const orderId of orderIds)
-      await publisher.publish({ orderId, status: OrderStatus.Delivered });
+      await publishStatus(publisher, { orderId, status: OrderStatus.Delivered });
     // created, shipped, the tracking updates, delivered.
     const lastSeq = EVENTS_PER_ORDER + 3;
 
@@ -164,14 +165,14 @@ describe('replay/live race on the Redis store', () => {
     laggingBus.start();
     try {
       const orderId = `ahead-${seed}`;
-      await publisher.publish({ orderId, status: OrderStatus.Created });
-      const sink = new RecordingSink();
+      await publishStatus(publisher, { orderId, status: OrderStatus.Created });
+      const sink = new RecordingSink<StreamItem>();
       await laggingBus.open(orderId, 0, sink, { transport: 'race' });
       await waitFor(() => sink.seqs.length === 1, 'the first event');
-      const seen = await publisher.publish({ orderId, status: OrderStatus.Paid });
-      const resumed = new RecordingSink();
+      const seen = await publishStatus(publisher, { orderId, status: OrderStatus.Paid });
+      const resumed = new RecordingSink<StreamItem>();
       await laggingBus.open(orderId, seen.seq, resumed, { transport: 'race' });
-      await publisher.publish({ orderId, status: OrderStatus.Delivered });
+      await publishStatus(publisher, { orderId, status: OrderStatus.Delivered });
       await waitFor(() => resumed.ends.length === 1, 'the resumed stream to complete');
       const resets = resumed.resets.map((r) => (r.kind === 'reset' ? r.reset.reason : ''));
       expect(resets).not.toContain(ResetReason.AheadOfLastSeq);

@@ -1,6 +1,7 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { request } from 'undici';
-import { ErrorCode, OrderStatus, type ErrorBody } from '@app/contracts';
+import { ErrorCode, type ErrorBody } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { Attempts } from '../auth/attempts';
 import { collect, orderStatusClient, type OrderStatusClient } from '../grpc/grpc-test-client';
 import { bearer } from '../support/auth';

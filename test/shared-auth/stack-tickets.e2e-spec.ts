@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { EventSource } from 'eventsource';
 import { request } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { startLocalStack, type LocalStack } from '../../deploy/stack/local-stack';
 import { bearer, testAuthEnv } from '../support/auth';
 

@@ -1,7 +1,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { ClientHttp2Session } from 'node:http2';
 import { EventSource } from 'eventsource';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { authorizedEventSource } from '../support/event-source';
 import { h2Connect } from '../support/h2-client';
 import { openSseH1, openSseH2, type SseStream } from '../support/sse-stream';

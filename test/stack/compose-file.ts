@@ -8,6 +8,7 @@ export const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 /** The keys of a Compose service that the stack specs compare (Compose Specification). */
 export interface ComposeService {
   readonly profiles?: readonly string[];
+  readonly build?: { readonly args?: Readonly<Record<string, string>> };
   readonly command?: readonly string[];
   readonly environment?: Readonly<Record<string, unknown>>;
   readonly depends_on?: Readonly<Record<string, { readonly condition: string }>>;
@@ -50,6 +51,11 @@ export function environment(svc: ComposeService): Record<string, string> {
       return [key, value];
     }),
   );
+}
+
+/** A value with Compose's `${VAR:-default}` interpolations replaced by their defaults. */
+export function withDefaults(value: string): string {
+  return value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
 }
 
 /** The argument after `flag` in a command list (`['redis-server', '--port', '6390']`). */

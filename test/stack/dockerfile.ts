@@ -40,3 +40,14 @@ export function dockerfileStageEnv(stage: string, file = 'Dockerfile'): Record<s
   if (!stages.has(stage)) throw new Error(`${file} has no stage ${stage}`);
   return resolve(stage);
 }
+
+/** The default of a global `ARG NAME=default` (before the first FROM) of the Dockerfile. */
+export function dockerfileArgDefault(name: string, file = 'Dockerfile'): string | undefined {
+  for (const raw of read(file).split('\n')) {
+    const line = raw.trim();
+    if (/^FROM\s/i.test(line)) return undefined;
+    const arg = /^ARG\s+([A-Za-z0-9_]+)=(\S+)$/i.exec(line);
+    if (arg?.[1] === name) return arg[2];
+  }
+  return undefined;
+}

@@ -5,7 +5,8 @@ import {
   renderTemplate,
   STACK,
 } from '../../deploy/stack/stack-settings';
-import { argAfter, environment, read, readCompose } from './compose-file';
+import { argAfter, environment, read, readCompose, withDefaults } from './compose-file';
+import { dockerfileArgDefault } from './dockerfile';
 
 /** docker-compose.yml and `npm run stack` must describe the same stack. */
 describe('docker-compose.yml and the local stack', () => {
@@ -40,7 +41,10 @@ describe('docker-compose.yml and the local stack', () => {
       `./${NGINX_TEMPLATE}:/etc/nginx/templates/order-status.conf.template:ro`,
     );
     const { httpPort, httpsPort, grpcPort } = STACK.nginx;
-    expect(nginx.ports).toEqual([httpPort, httpsPort, grpcPort].map((p) => `${p}:${p}`));
+    // Published on loopback by default: the demo secret is public.
+    expect(nginx.ports?.map(withDefaults)).toEqual(
+      [httpPort, httpsPort, grpcPort].map((p) => `127.0.0.1:${p}:${p}`),
+    );
   });
 
   it('leave no template variable without a value', () => {
@@ -48,6 +52,12 @@ describe('docker-compose.yml and the local stack', () => {
     const rendered = renderTemplate(read(NGINX_TEMPLATE), vars);
     expect(rendered).not.toMatch(/\$\{/);
     expect(rendered).toContain('grpc_pass grpc://order_status_grpc;');
+  });
+
+  it("build the instances from the Dockerfile's default Node image unless told otherwise", () => {
+    expect(withDefaults(compose.service('app1').build?.args?.NODE_IMAGE ?? '')).toBe(
+      dockerfileArgDefault('NODE_IMAGE'),
+    );
   });
 
   it('are what `npm run stack` starts', () => {

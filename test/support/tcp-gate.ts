@@ -28,6 +28,11 @@ export class TcpGate {
     return gate;
   }
 
+  /** Connections relayed to the server right now: what the server sees. */
+  get connections(): number {
+    return this.upstreams.size;
+  }
+
   /** Cuts every relayed connection and refuses new ones until `open()`. */
   shut(): void {
     this.shutNow = true;
@@ -55,6 +60,23 @@ export class TcpGate {
   async close(): Promise<void> {
     this.shut();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A crashed service: connections cut and the port refused (ECONNREFUSED) until `restart()`. */
+  async crash(): Promise<void> {
+    await this.close();
+  }
+
+  /** The service back on the same port; resolves once it accepts connections again. */
+  async restart(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.open();
   }
 
   private relay(client: Socket, targetPort: number): void {

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import {
   acceptsTracking,
   OrderStatus,
+  publishStatus,
+  publishTracking,
   type OrderEvent,
   type OrderStatusChanged,
   type TrackingUpdated,
-} from '@app/contracts';
-import { OrderStore, type OrderStore as Store } from '@app/event-bus';
+} from '@app/order-domain';
+import { OrderStore, type OrderStore as Store } from '@app/store';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startApp, type RunningApp } from '../../apps/order-status/src/bootstrap';
 import type { ClaimsOptions } from '../../libs/auth/src/testing/token-fixtures';
@@ -73,10 +75,10 @@ export async function startTestApp(
   const running = await startApp(config, opts.store ? { store: opts.store } : {});
   const store = running.app.get(OrderStore);
   const publish = (orderId: string, status: OrderStatus, paddingBytes?: number) =>
-    store.publish({ orderId, status, paddingBytes });
+    publishStatus(store, { orderId, status, paddingBytes });
   let tracked = 0;
   const track = (orderId: string, paddingBytes?: number) =>
-    store.publishTracking({ orderId, ...testTracking(++tracked), paddingBytes });
+    publishTracking(store, { orderId, ...testTracking(++tracked), paddingBytes });
   return {
     ...running,
     store,
@@ -98,7 +100,7 @@ export async function startTestApp(
     },
     createOwnedOrder: async (orderId, ownerId, ...steps) => {
       const out: OrderEvent[] = [
-        await store.publish({ orderId, status: OrderStatus.Created, ownerId }),
+        await publishStatus(store, { orderId, status: OrderStatus.Created, ownerId }),
       ];
       for (const s of steps)
         out.push(await (s === 'tracking' ? track(orderId) : publish(orderId, s)));

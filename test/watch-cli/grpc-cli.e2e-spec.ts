@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { OrderStatus } from '@app/contracts/order-status';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { demoBanner } from '../../apps/order-status/src/auth/demo-banner';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startTestApp, type TestApp } from '../support/test-app';

@@ -1,5 +1,11 @@
 import { io, type Socket } from 'socket.io-client';
-import type { OrderEvent, OrderStatusChanged, StreamReset, TrackingUpdated } from '@app/contracts';
+import type {
+  OrderEvent,
+  OrderSnapshot,
+  OrderStatusChanged,
+  StreamReset,
+  TrackingUpdated,
+} from '@app/order-domain';
 import {
   ORDERS_NAMESPACE,
   type ClientToServerEvents,
@@ -11,7 +17,7 @@ import {
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once, waitFor } from '../support/wait-for';
 
-export type OrdersClient = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type OrdersClient = Socket<ServerToClientEvents<OrderSnapshot>, ClientToServerEvents>;
 export type TransportName = 'websocket' | 'polling';
 
 /** Everything one client saw, in arrival order (acks included, to check ack-before-events). */

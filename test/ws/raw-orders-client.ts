@@ -1,5 +1,5 @@
 import { WebSocket, type RawData } from 'ws';
-import type { OrderEvent } from '@app/contracts';
+import type { OrderEvent } from '@app/order-domain';
 import {
   ORDERS_NAMESPACE,
   type SubscribeAck,

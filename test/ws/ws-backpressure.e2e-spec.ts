@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { OrderEvent } from '@app/contracts';
+import type { OrderEvent } from '@app/order-domain';
 import { OverflowPolicy } from '@app/event-bus';
 import { OrdersGateway } from '../../apps/order-status/src/transports/ws/orders.gateway';
 import { ENGINE_WRITE_BUFFER_HIGH_WATER } from '../../apps/order-status/src/transports/ws/ws-limits';

@@ -1,5 +1,6 @@
 import type { Socket } from 'socket.io-client';
-import { ErrorCode, OrderStatus } from '@app/contracts';
+import { ErrorCode } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { DEFAULT_SUBSCRIPTIONS_PER_SOCKET as MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../apps/order-status/src/config/auth-config';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { once, waitFor } from '../support/wait-for';

@@ -1,4 +1,5 @@
-import { OrderStatus, ResetReason } from '@app/contracts';
+import { ResetReason } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { ClientPool, ended, reached, timeline, type TransportName } from './orders-client';

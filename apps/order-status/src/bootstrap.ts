@@ -3,20 +3,26 @@ import type { Server as HttpServer } from 'node:http';
 import { ValidationPipe, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { OrderEventBus, OrderSimulator, type OrderStore } from '@app/event-bus';
+import { OrderEventBus } from '@app/event-bus';
+import { type OrderStore } from '@app/store';
+import { OrderSimulator } from './simulator/simulator';
 import { AppModule } from './app.module';
+import type { OrderBus } from './bus/event-bus.module';
 import type { AppConfig } from './config/app-config';
 import { loadTlsMaterial } from './http/dev-certificate';
 import { HttpErrorFilter } from './http/http-exception.filter';
 import { createHttpServers } from './http/http-servers';
+import { DrainGate } from './connections/drain-gate';
+import { registerHttpDrainGate } from './connections/http-drain-gate';
 import { applyHttpSecurity } from './http/http-security';
+import { servedDomain } from './domains/served-domains';
 import { createOrderStore } from './store/create-store';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { ConnectionLog } from './ops/connection-log';
 import { serveDemoPage } from './ops/demo-page';
 import { serveApiDocs } from './openapi/docs-page';
 import { buildOpenApiDocument } from './openapi/openapi-document';
-import { gracefulShutdown, registerDrainGate } from './ops/graceful-shutdown';
+import { gracefulShutdown } from './ops/graceful-shutdown';
 import { ObservedIoAdapter } from './ops/observed-io-adapter';
 import { loggerParams } from './ops/logging';
 import { Readiness } from './ops/readiness.service';
@@ -24,6 +30,8 @@ import { requestContextEnabled } from './ops/request-context';
 import { registerRequestLog } from './ops/request-log';
 import { GrpcDiscovery } from './transports/grpc/grpc-discovery';
 import { BoundServerGrpc, grpcServerOptions } from './transports/grpc/grpc-server';
+import { sseDrainAnswer } from './transports/sse/sse-drain-answer';
+import { WebSocketUpgrades } from './transports/websocket/websocket-upgrades.service';
 
 export interface StartOptions {
   /** Replaces the embedded in-memory store (tests, the Redis store). */
@@ -32,7 +40,7 @@ export interface StartOptions {
 
 export interface RunningApp {
   readonly app: NestFastifyApplication;
-  readonly bus: OrderEventBus;
+  readonly bus: OrderBus;
   /** The ports actually bound (config may ask for 0). */
   readonly ports: { readonly http: number; readonly https: number; readonly grpc: number };
   /** True when HTTPS uses the generated development certificate. */
@@ -59,35 +67,43 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   const servers = createHttpServers(config, tls);
   const { adapter, http } = servers;
   // REDIS_URL / REDIS_CLUSTER_NODES select the shared store; closed by the bus module.
-  const store = opts.store ?? (await createOrderStore(config.redis));
+  const served = servedDomain(config.benchmark.streamDomain);
+  const { domain } = served;
+  const store = opts.store ?? (await createOrderStore(config.redis, domain));
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register({ config, store }),
+    AppModule.register({ config, store, domain }),
     adapter,
     // Buffered until the pino logger below takes over, so start-up lines are JSON too.
     { logger: LOG_LEVELS[config.logLevel], bufferLogs: true },
   );
   app.useLogger(app.get(PinoNestLogger));
   // First of the onRequest hooks, so requests the others answer are logged too.
-  registerRequestLog(app.getHttpAdapter().getInstance(), loggerParams(config), {
-    context: requestContextEnabled(config.logRequestContext),
-  });
+  if (config.benchmark.requestLog) {
+    registerRequestLog(app.getHttpAdapter().getInstance(), loggerParams(config), {
+      context: requestContextEnabled(config.logRequestContext),
+    });
+  }
   const readiness = app.get(Readiness);
   // Cookies, security headers and CORS, registered before any route is.
   await applyHttpSecurity(app, config);
   app.useGlobalFilters(new HttpErrorFilter());
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-  );
+  if (config.benchmark.validation) {
+    app.useGlobalPipes(
+      new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+    );
+  }
   const io = new ObservedIoAdapter(app, [http], config);
   io.useConnectionLog(app.get(ConnectionLog));
   app.useWebSocketAdapter(io);
+  // Raw WebSocket upgrades on both listeners, beside socket.io's engine (its own path).
+  app
+    .get(WebSocketUpgrades)
+    .attach([http, app.getHttpServer()], (header) =>
+      app.getHttpAdapter().getInstance().parseCookie(header),
+    );
   serveDemoPage(app);
   if (config.docs.enabled) serveApiDocs(app, () => buildOpenApiDocument(app, config));
-  registerDrainGate(
-    app.getHttpAdapter().getInstance(),
-    readiness,
-    config.shutdown.reconnectJitterMs,
-  );
+  registerHttpDrainGate(app.getHttpAdapter().getInstance(), app.get(DrainGate), [sseDrainAnswer]);
 
   // gRPC health follows readiness (not just the server's life): NOT_SERVING while
   // starting, draining or cut off from the store.
@@ -109,8 +125,9 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   }
   const httpPort = await listen(http, config.httpPort, config.host);
 
-  const bus = app.get(OrderEventBus);
-  if (config.simulator.enabled) {
+  const bus = app.get<OrderEventBus, OrderBus>(OrderEventBus);
+  // The simulator moves orders: it has nothing to publish in another domain.
+  if (config.simulator.enabled && served.simulated) {
     const simulator = app.get(OrderSimulator);
     await simulator.prepare({
       orders: config.simulator.orders,

@@ -4,9 +4,7 @@ import { loadConfig } from './config/app-config';
 import { ConfigError } from './config/env-schema';
 import { startApp } from './bootstrap';
 import { demoBanner } from './auth/demo-banner';
-
-/** Time after the drain deadline for closing connections, Nest and the store. */
-const SHUTDOWN_EXIT_MARGIN_MS = 5_000;
+import { SHUTDOWN_EXIT_MARGIN_MS } from './ops/graceful-shutdown';
 
 async function main(): Promise<void> {
   let config;

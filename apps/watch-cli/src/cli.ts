@@ -11,7 +11,7 @@ const EXIT_REFUSED = 3;
 const EXIT_UNREACHABLE = 4;
 
 /**
- * `npm run watch -- <orderId> --transport grpc|sse|ws|longpoll [--url ...] [--token-file ...]`:
+ * `npm run watch -- <orderId> --transport grpc|sse|ws|websocket|longpoll [--url ...] [--token-file ...]`:
  * a terminal client of the service, on the client library. It is an outside client: it
  * knows the wire contract (@app/contracts, @app/client), never the service's internals.
  */

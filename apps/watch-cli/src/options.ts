@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseOrderId } from '@app/contracts/validation';
 
-export const TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll'] as const;
+export const TRANSPORTS = ['grpc', 'sse', 'ws', 'websocket', 'longpoll'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 /** @default 3000: the service's own HTTP_PORT default, used when HTTP_PORT is unset */
@@ -40,7 +40,7 @@ export function defaultUrl(transport: Transport, env: NodeJS.ProcessEnv): string
     : `http://127.0.0.1:${env.HTTP_PORT || DEFAULT_HTTP_PORT}`;
 }
 
-export const USAGE = `usage: npm run watch -- <orderId> [--transport grpc|sse|ws|longpoll] [--url URL] [--token-file PATH] [--after SEQ] [--connect-timeout S]
+export const USAGE = `usage: npm run watch -- <orderId> [--transport grpc|sse|ws|websocket|longpoll] [--url URL] [--token-file PATH] [--after SEQ] [--connect-timeout S]
 
 Prints every status change and tracking update of one order with its publish-to-receive
 latency, and resumes by itself (from the last seq it printed) after a disconnect or a
@@ -51,7 +51,7 @@ never connected within --connect-timeout.
 The token comes from ORDER_STATUS_TOKEN or --token-file (--token also works, but npm
 prints a script's arguments, so the token would show in the terminal).
 
-  --transport        grpc, sse, ws (socket.io) or longpoll       default: sse
+  --transport        grpc, sse, ws (socket.io), websocket (raw) or longpoll   default: sse
   --url              http(s)://host:port, or host:port for grpc   default: 127.0.0.1 on
                      HTTP_PORT (${DEFAULT_HTTP_PORT}) or, for grpc, GRPC_PORT (${DEFAULT_GRPC_PORT}), as the service
   --token-file       file with the bearer token, re-read when a new token is needed

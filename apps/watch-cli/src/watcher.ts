@@ -1,7 +1,13 @@
-import { watchOrder, type ConnectionEvent, type EndItem, type WatchItem } from '@app/client/node';
-import { nowUs, StreamEndReason, type OrderEvent } from '@app/contracts/order-events';
+import {
+  watchOrder,
+  type ConnectionEvent,
+  type EndItem,
+  type WatchError,
+  type WatchItem,
+} from '@app/client/node';
+import { nowUs, StreamEndReason } from '@app/contracts/stream-envelope';
+import { type OrderEvent } from '@app/order-domain/order-events';
 import { readToken, type WatchOptions } from './options';
-import { tcpFailure } from './reachability';
 
 export interface WatchOutput {
   line(text: string): void;
@@ -55,10 +61,12 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
         ? `${time()}  resumed after seq ${e.afterSeq}`
         : `${time()}  connected to ${o.orderId} over ${o.transport}${e.afterSeq > 0 ? `, after seq ${e.afterSeq}` : ''}`;
     case 'retrying':
-      // A failed connection is told once its cause is known (see watch()).
+      if (e.error !== undefined) {
+        return `${time()}  ${failureText(e.error)}; retrying in ${Math.round(e.delayMs)} ms`;
+      }
       return END_REASONS.has(e.reason)
         ? `${time()}  stream ended (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`
-        : undefined;
+        : `${time()}  connection lost (${e.reason}); reconnecting in ${Math.round(e.delayMs)} ms`;
     case 'token':
       return e.reason === 'renewed'
         ? `${time()}  stream moved to the new token`
@@ -66,6 +74,14 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
     default:
       return undefined;
   }
+}
+
+/**
+ * A failed attempt as the client library reports it: its message names the URL and the
+ * network cause (refused, DNS, TLS, a refused Origin) when the service never answered.
+ */
+function failureText(err: WatchError): string {
+  return err.network !== undefined ? `cannot connect to ${err.message}` : err.message;
 }
 
 /** How a watch ended: the library's end, and whether it gave up never having connected. */
@@ -78,9 +94,11 @@ export interface WatchResult {
 /**
  * Follows one order through the client library (libs/client): prints each item, and
  * resolves with the watch's end (completed, aborted by `signal`, or a permanent error:
- * the library has already asked for a new token once where one could help). A watch
- * that has not connected within `connectTimeoutMs` is given up; every failed connection
- * is printed with the URL and the cause (the TCP error when the address does not accept).
+ * the library has already asked for a new token once where one could help). Every failed
+ * attempt is printed with the library's error. A watch that has not connected within
+ * `connectTimeoutMs` is given up here rather than by the library's `giveUpAfterMs`: a
+ * connect that never answers (a host that drops packets) is bounded too, and a watch
+ * that did connect keeps resuming for as long as the service is away.
  */
 export async function watch(
   o: WatchOptions,
@@ -90,28 +108,20 @@ export async function watch(
   const tokenFile = o.tokenFile;
   const giveUp = new AbortController();
   const timer = setTimeout(() => giveUp.abort(), o.connectTimeoutMs);
-  let lastFailure: string | undefined;
-  let diagnosing: Promise<void> = Promise.resolve();
-  const failed = (reason: string, delayMs: number) => {
-    diagnosing = tcpFailure(o.url).then((cause) => {
-      lastFailure = cause === undefined || reason.includes(cause) ? reason : `${reason}: ${cause}`;
-      if (!giveUp.signal.aborted && !signal.aborted) {
-        out.line(
-          `${time()}  cannot connect to ${o.url} (${lastFailure}); retrying in ${Math.round(delayMs)} ms`,
-        );
-      }
-    });
-  };
+  let lastFailure: WatchError | undefined;
   const w = watchOrder(o.orderId, {
     transport: o.transport,
     baseUrl: o.url,
     after: o.after,
     signal: AbortSignal.any([signal, giveUp.signal]),
+    // The bound before a first connection is --connect-timeout's (above), none after it.
+    giveUpAfterMs: Number.POSITIVE_INFINITY,
     ...(o.token !== undefined ? { token: o.token } : {}),
     ...(tokenFile !== undefined ? { getToken: () => readToken(tokenFile) } : {}),
     onConnection: (e) => {
       if (e.type === 'open') clearTimeout(timer);
-      if (e.type === 'retrying' && !END_REASONS.has(e.reason)) failed(e.reason, e.delayMs);
+      if (e.type === 'retrying' && e.error !== undefined) lastFailure = e.error;
+      if (giveUp.signal.aborted) return;
       const text = connectionLine(o, e);
       if (text !== undefined) out.line(text);
     },
@@ -127,12 +137,11 @@ export async function watch(
   const end = await w.done;
   const neverConnected = giveUp.signal.aborted && !signal.aborted;
   if (neverConnected) {
-    await diagnosing;
-    // Given up before the first attempt failed (a slow host): ask the address directly.
-    lastFailure ??= await tcpFailure(o.url);
     const seconds = o.connectTimeoutMs / 1000;
+    // Given up before a first attempt failed: the connect itself got no answer.
+    const why = lastFailure !== undefined ? failureText(lastFailure) : 'no answer';
     out.error(
-      `${o.orderId}: no connection to ${o.url} in ${seconds} s (${lastFailure ?? 'no answer'}): ` +
+      `${o.orderId}: no connection to ${o.url} in ${seconds} s (${why}): ` +
         'is the service running there? (--url, or HTTP_PORT / GRPC_PORT as the service has them)',
     );
   } else if (end.kind === 'end' && end.reason === 'error') {

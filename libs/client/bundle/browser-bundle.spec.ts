@@ -25,6 +25,13 @@ describe('browser builds of libs/client the service serves', () => {
     expect(committed).not.toMatch(/grpc-js|proto-loader|node:fs|require\("fs"\)/);
   });
 
+  // The protobuf codecs (the domain's and the envelope's) serve gRPC alone: the default
+  // domain of the browser entry is the order domain without them.
+  it.each(SERVED_BUNDLE_PATHS)('%s leaves the protobuf codecs out', (path) => {
+    const committed = readFileSync(path, 'utf8');
+    expect(committed).not.toMatch(/unknown proto status|no event kind '/);
+  });
+
   // Compared decompressed: compressed bytes may differ between zlib versions (Node 20, 26).
   it.each(SERVED_BUNDLE_PATHS)('%s.br and .gz hold exactly the committed file', (path) => {
     const committed = readFileSync(path);

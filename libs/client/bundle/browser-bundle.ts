@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import { BASE_OPTIONS, BROWSER_ENTRY, BROWSER_TARGET, ROOT } from './build-options';
+import { PAGE_DOMAIN_PATH, pageDomainScript } from './page-domain';
 
 const ASSETS_DIR = join(ROOT, 'apps', 'order-status', 'public', 'assets');
 
@@ -66,8 +67,12 @@ export function compressed(code: string): { br: Buffer; gz: Buffer } {
   };
 }
 
-/** `npm run build:client`: writes both builds and their compressed forms, prints the sizes. */
+/**
+ * `npm run build:client`: writes both builds and their compressed forms, prints the sizes,
+ * and the demo page's domain descriptor.
+ */
 async function main(): Promise<void> {
+  writeFileSync(PAGE_DOMAIN_PATH, pageDomainScript());
   const builds = [
     [BROWSER_BUNDLE_PATH, await buildBrowserBundle()],
     [BROWSER_MODULE_PATH, await buildBrowserModule()],

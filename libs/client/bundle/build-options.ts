@@ -11,6 +11,9 @@ export const CLIENT_DIR = join(__dirname, '..');
 export const BROWSER_ENTRY = join(CLIENT_DIR, 'src', 'index.ts');
 export const NODE_ENTRY = join(CLIENT_DIR, 'src', 'node.ts');
 
+/** The RxJS face (`@order-status/client/rxjs`): `toObservable(watch)`, rxjs an optional peer. */
+export const RXJS_ENTRY = join(CLIENT_DIR, 'src', 'rxjs.ts');
+
 /** Browsers of the last few years (async iteration, optional chaining, AbortSignal). */
 export const BROWSER_TARGET = 'es2020';
 
@@ -19,7 +22,7 @@ export const NODE_TARGET = 'node22.12';
 
 /**
  * What every build of the library shares: the `@app/*` aliases resolved from tsconfig.json
- * (so libs/contracts is bundled in), in memory, quiet. Deterministic for one esbuild
+ * (so libs/contracts and libs/order-domain are bundled in), in memory, quiet. Deterministic for one esbuild
  * version, so the bundle spec can tell a stale committed bundle.
  */
 export const BASE_OPTIONS: BuildOptions = {

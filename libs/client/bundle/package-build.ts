@@ -1,5 +1,5 @@
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { generateDtsBundle } from 'dts-bundle-generator';
 import { build, type BuildOptions } from 'esbuild';
 import {
@@ -10,6 +10,7 @@ import {
   NODE_ENTRY,
   NODE_TARGET,
   ROOT,
+  RXJS_ENTRY,
 } from './build-options';
 
 /** What `npm pack` ships besides package.json and README.md (package.json `files`). */
@@ -20,7 +21,10 @@ export const PACKAGE_FILES = {
   browser: 'dist/browser.mjs',
   node: 'dist/node.mjs',
   types: 'dist/index.d.mts',
-  proto: 'dist/proto/order_status.proto',
+  rxjs: 'dist/rxjs.mjs',
+  rxjsTypes: 'dist/rxjs.d.mts',
+  /** The contract's folder: the envelope the gRPC transport loads and the file it imports. */
+  proto: 'dist/proto',
 } as const;
 
 interface PackageJson {
@@ -29,7 +33,8 @@ interface PackageJson {
 
 /**
  * The peers stay imports (the team's copy, one version per app); everything else the
- * library imports, libs/contracts included, is bundled in, so no `@app/*` alias is left.
+ * library imports, libs/contracts and libs/order-domain included, is bundled in, so no
+ * `@app/*` alias is left.
  */
 function peers(): string[] {
   const pkg = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as PackageJson;
@@ -70,7 +75,8 @@ export async function buildPackage(): Promise<void> {
   const external = peers();
   await build({
     ...packageOptions(external),
-    entryPoints: { browser: BROWSER_ENTRY },
+    // The RxJS face needs nothing of a platform: rxjs and the watch it is given.
+    entryPoints: { browser: BROWSER_ENTRY, rxjs: RXJS_ENTRY },
     platform: 'browser',
     target: [BROWSER_TARGET],
   });
@@ -85,15 +91,23 @@ export async function buildPackage(): Promise<void> {
     chunkNames: 'chunks/[name]-[hash]',
     banner: { js: NODE_ESM_BANNER },
   });
-  // The `@app/*` aliases resolved and libs/contracts' types inlined: one self-contained file.
-  const [types] = generateDtsBundle(
-    [{ filePath: NODE_ENTRY, output: { noBanner: true, exportReferencedTypes: true } }],
+  // The `@app/*` aliases resolved and the order domain's types inlined: one self-contained file.
+  const output = { noBanner: true, exportReferencedTypes: true };
+  const [types, rxjsTypes] = generateDtsBundle(
+    [
+      { filePath: NODE_ENTRY, output },
+      { filePath: RXJS_ENTRY, output, libraries: { importedLibraries: ['rxjs'] } },
+    ],
     { preferredConfigPath: join(CLIENT_DIR, 'tsconfig.lib.json') },
   );
   writeFileSync(join(CLIENT_DIR, PACKAGE_FILES.types), types);
+  writeFileSync(join(CLIENT_DIR, PACKAGE_FILES.rxjsTypes), rxjsTypes);
   const proto = join(CLIENT_DIR, PACKAGE_FILES.proto);
-  mkdirSync(dirname(proto), { recursive: true });
-  copyFileSync(join(ROOT, 'proto', 'order_status.proto'), proto);
+  mkdirSync(proto, { recursive: true });
+  const contract = join(ROOT, 'proto');
+  for (const file of readdirSync(contract).filter((name) => name.endsWith('.proto'))) {
+    copyFileSync(join(contract, file), join(proto, file));
+  }
 }
 
 if (require.main === module) {

@@ -1,5 +1,5 @@
-import { OrderStatus } from '@app/contracts/order-status';
-import type { StreamItem } from '@app/contracts/order-events';
+import { OrderStatus } from '@app/order-domain/order-status';
+import type { StreamItem } from '@app/order-domain/order-events';
 import type { ConnectionEnd, ConnectRequest, ConnectorFactory } from './transports/connector';
 import type { ConnectionEvent, OrderWatch, WatchItem, WatchOptions } from './types';
 import { createWatch } from './watch-order';

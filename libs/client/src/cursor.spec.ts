@@ -1,5 +1,6 @@
-import { ResetReason, SkipReason, type StreamItem } from '@app/contracts/order-events';
-import { OrderStatus } from '@app/contracts/order-status';
+import { ResetReason, SkipReason } from '@app/contracts/stream-envelope';
+import { type StreamItem } from '@app/order-domain/order-events';
+import { OrderStatus } from '@app/order-domain/order-status';
 import { Cursor } from './cursor';
 
 const ev = (seq: number): StreamItem => ({

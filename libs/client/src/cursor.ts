@@ -1,4 +1,4 @@
-import { cursorAfter, type StreamItem } from '@app/contracts/order-events';
+import { cursorAfter, type StreamItem } from '@app/order-domain/order-events';
 import type { GapItem } from './types';
 
 /** The first seq an item accounts for (a skipped range starts below its cursor). */

@@ -1,22 +1,14 @@
-import type { ConnectorFactory } from './transports/connector';
-import { longPollConnector } from './transports/long-poll';
-import { sseConnector } from './transports/sse';
-import { socketIoConnector } from './transports/socket-io';
-import type { OrderWatch, TransportName, WatchOptions } from './types';
+import { BROWSER_CONNECTORS } from './browser-connectors';
+import { createOrderClient, type ClientOptions, type OrderClient } from './order-client';
+import type { OrderWatch, WatchOptions } from './types';
 import { createWatch } from './watch-order';
 
 export * from './types';
 export { WatchError } from './watch-error';
+export type { ClientOptions, ClientWatchOptions, OrderClient } from './order-client';
 export { DEFAULT_LONG_POLL_WAIT_S, DEFAULT_MAX_BUFFERED_ITEMS } from './watch-order';
 export { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS } from './backoff';
 export { DEFAULT_REFRESH_BEFORE_EXPIRY_MS } from './token-source';
-
-/** The transports every platform has (gRPC only in the Node entry point). */
-export const BROWSER_CONNECTORS: Readonly<Partial<Record<TransportName, ConnectorFactory>>> = {
-  sse: sseConnector,
-  ws: socketIoConnector,
-  longpoll: longPollConnector,
-};
 
 /**
  * Follows one order: `for await (const item of watchOrder('order-1', {transport: 'sse',
@@ -25,4 +17,13 @@ export const BROWSER_CONNECTORS: Readonly<Partial<Record<TransportName, Connecto
  */
 export function watchOrder(orderId: string, options: WatchOptions): OrderWatch {
   return createWatch(orderId, options, BROWSER_CONNECTORS);
+}
+
+/**
+ * Many orders over one connection where the transport can carry them (socket.io: one
+ * socket; gRPC: one channel): `const c = createClient({transport: 'ws', baseUrl, token});
+ * c.watch('order-1'); c.watch('order-2')`.
+ */
+export function createClient(options: ClientOptions): OrderClient {
+  return createOrderClient(options, BROWSER_CONNECTORS);
 }

@@ -1,11 +1,31 @@
-import { BROWSER_CONNECTORS } from './index';
+import { BROWSER_CONNECTORS } from './browser-connectors';
+import { createOrderClient, type ClientOptions, type OrderClient } from './order-client';
 import { lazyGrpcConnector } from './transports/grpc-lazy';
+import {
+  platformWebSocket,
+  websocketConnectorWith,
+  type WebSocketClass,
+} from './transports/websocket';
 import type { OrderWatch, WatchOptions } from './types';
 import { createWatch } from './watch-order';
 
 export * from './index';
 
-const NODE_CONNECTORS = { ...BROWSER_CONNECTORS, grpc: lazyGrpcConnector };
+/**
+ * `ws` (an optional peer, there wherever socket.io-client is) when installed: Node's global
+ * WebSocket reports every failure as a bare error, `ws` names the cause (refused, TLS, 403).
+ */
+const nodeWebSocket = (): Promise<WebSocketClass | undefined> =>
+  import('ws').then(
+    (m) => m.WebSocket as unknown as WebSocketClass,
+    () => platformWebSocket(),
+  );
+
+const NODE_CONNECTORS = {
+  ...BROWSER_CONNECTORS,
+  websocket: websocketConnectorWith(nodeWebSocket),
+  grpc: lazyGrpcConnector,
+};
 
 /**
  * `watchOrder` with every transport, gRPC included (Node only: it needs @grpc/grpc-js and
@@ -13,4 +33,9 @@ const NODE_CONNECTORS = { ...BROWSER_CONNECTORS, grpc: lazyGrpcConnector };
  */
 export function watchOrder(orderId: string, options: WatchOptions): OrderWatch {
   return createWatch(orderId, options, NODE_CONNECTORS);
+}
+
+/** `createClient` with every transport, gRPC included (one channel, a call per order). */
+export function createClient(options: ClientOptions): OrderClient {
+  return createOrderClient(options, NODE_CONNECTORS);
 }

@@ -53,16 +53,20 @@ export type RefreshReason = 'expiring' | 'expired' | 'refused';
 /** What a getToken() call gave: a new token, the same one, or a failure (it threw). */
 export type RefreshResult = 'changed' | 'unchanged' | 'failed';
 
-export interface TokenSourceOptions {
+/** Who hears a token source's calls and changes (every watch of a shared source). */
+export interface TokenListener {
+  /** Called for every getToken() call (stats, status lines). */
+  readonly onRefresh?: (reason: RefreshReason) => void;
+  /** Called after every token change (a transport may renew its connection). */
+  readonly onChange?: () => void;
+}
+
+export interface TokenSourceOptions extends TokenListener {
   readonly token?: string;
   readonly getToken?: () => string | Promise<string>;
   readonly refreshBeforeExpiryMs?: number;
   /** Retry delays after a getToken() that threw, for the refresh ahead of expiry. */
   readonly backoff?: Backoff;
-  /** Called for every getToken() call (stats, status lines). */
-  readonly onRefresh?: (reason: RefreshReason) => void;
-  /** Called after every token change (a transport may renew its connection). */
-  readonly onChange?: () => void;
 }
 
 /**
@@ -72,10 +76,12 @@ export interface TokenSourceOptions {
  * failure: the call says `failed` (the error in `lastError`) and the refresh ahead is
  * tried again after a backoff delay. `version` changes with every new token, so a
  * transport can tell that credentials it derived (a session cookie, a socket's
- * handshake) are stale.
+ * handshake) are stale. One source may serve many watches (a client's, see `listen`):
+ * one renewal then moves them all, with one getToken() call.
  */
 export class TokenSource {
   private token: string | undefined;
+  private readonly listeners = new Set<TokenListener>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private pending: Promise<RefreshResult> | undefined;
   private stopped = false;
@@ -87,6 +93,13 @@ export class TokenSource {
   constructor(private readonly opts: TokenSourceOptions) {
     this.token = opts.token;
     this.retry = opts.backoff ?? new Backoff();
+    this.listeners.add(opts);
+  }
+
+  /** Adds a listener beside the options' own; returns its removal. */
+  listen(listener: TokenListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get current(): string | undefined {
@@ -127,7 +140,7 @@ export class TokenSource {
     reason: RefreshReason,
   ): Promise<RefreshResult> {
     try {
-      this.opts.onRefresh?.(reason);
+      for (const l of [...this.listeners]) l.onRefresh?.(reason);
       const next = await get();
       if (this.stopped) return 'unchanged';
       if (typeof next !== 'string' || next === '') throw new TypeError('getToken() gave no token');
@@ -138,7 +151,7 @@ export class TokenSource {
       this.schedule();
       if (changed) {
         this.version++;
-        this.opts.onChange?.();
+        for (const l of [...this.listeners]) l.onChange?.();
       }
       return changed ? 'changed' : 'unchanged';
     } catch (err) {

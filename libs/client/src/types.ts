@@ -1,7 +1,9 @@
-import type { StreamItem } from '@app/contracts/order-events';
+import type { OrderEvent, OrderSnapshot, StreamItem } from '@app/order-domain/order-events';
+import type { StreamDomain } from '@app/contracts/stream-domain';
 import type { WatchError } from './watch-error';
 
-export type TransportName = 'sse' | 'ws' | 'longpoll' | 'grpc';
+/** `ws` is socket.io; `websocket` the raw WebSocket (RFC 6455) route. */
+export type TransportName = 'sse' | 'ws' | 'websocket' | 'longpoll' | 'grpc';
 
 /**
  * Seqs the service never accounted for: neither delivered, nor covered by a `skipped`
@@ -105,6 +107,11 @@ export interface WatchOptions {
    * `https://host:port` for TLS) of its gRPC listener.
    */
   readonly baseUrl: string;
+  /**
+   * The domain of the service's events (their names and messages on each wire).
+   * @default the order domain, the service's own
+   */
+  readonly domain?: StreamDomain<OrderEvent, OrderSnapshot>;
   /** A bearer token. With `getToken`, the first one (else getToken() is asked first). */
   readonly token?: string;
   /**

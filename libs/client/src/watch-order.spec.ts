@@ -1,6 +1,6 @@
 import { ErrorCode } from '@app/contracts/gateway-error';
-import { OrderStatus } from '@app/contracts/order-status';
-import type { StreamItem } from '@app/contracts/order-events';
+import { OrderStatus } from '@app/order-domain/order-status';
+import type { StreamItem } from '@app/order-domain/order-events';
 import type { ConnectionEnd, ConnectRequest, ConnectorFactory } from './transports/connector';
 import type { ConnectionEvent, WatchItem, WatchOptions } from './types';
 import { WatchError } from './watch-error';

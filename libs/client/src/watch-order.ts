@@ -1,14 +1,20 @@
 import { ErrorCode } from '@app/contracts/gateway-error';
-import { nowUs, StreamEndReason, type StreamItem } from '@app/contracts/order-events';
+import { nowUs, StreamEndReason } from '@app/contracts/stream-envelope';
+import { type StreamItem } from '@app/order-domain/order-events';
 import { Backoff } from './backoff';
 import { Cursor } from './cursor';
 import { GiveUp, validateGiveUp } from './give-up';
 import { ItemQueue, sleep } from './item-queue';
 import { OnlineWatcher } from './online';
 import { RenewingConnection } from './renewal';
-import { TokenSource } from './token-source';
+import { TokenSource, type TokenListener, type TokenSourceOptions } from './token-source';
 import { eventSourceUsable } from './transports/sse-event-source';
-import type { ConnectionEnd, Connector, ConnectorFactory } from './transports/connector';
+import type {
+  ConnectionEnd,
+  Connector,
+  ConnectorFactory,
+  ConnectorOptions,
+} from './transports/connector';
 import type {
   ConnectionEvent,
   EndItem,
@@ -33,24 +39,50 @@ function errorText(err: unknown): string {
 /** Why the current connection was dropped on purpose. */
 type DropReason = 'forced' | 'offline' | 'backpressure';
 
+/** The entry point's connector for `transport`; a TypeError when it has none. */
+export function connectorFor(
+  transport: TransportName,
+  connectors: Partial<Record<TransportName, ConnectorFactory>>,
+): ConnectorFactory {
+  const factory = connectors[transport];
+  if (factory === undefined) {
+    throw new TypeError(
+      transport === 'grpc'
+        ? "transport 'grpc' needs Node (the package's node entry point); this one has sse, ws, websocket, longpoll"
+        : `unknown transport '${String(transport)}'`,
+    );
+  }
+  return factory;
+}
+
+/** What a connector is built with, from a watch's (or a shared client's) options. */
+export function connectorOptions(
+  options: Pick<WatchOptions, 'baseUrl' | 'longPollWaitS' | 'useEventSource' | 'domain'>,
+): ConnectorOptions {
+  return {
+    baseUrl: options.baseUrl,
+    longPollWaitS: options.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S,
+    useEventSource: options.useEventSource ?? eventSourceUsable(),
+    domain: options.domain,
+  };
+}
+
 /**
  * Follows one order over one transport until it completes, the watch is aborted, or a
  * permanent failure; see the README for the rules. `connectors` is what the entry point
  * offers (the browser bundle has no gRPC).
  */
+/**
+ * @param tokens a token source the watch shares (a client's): the watch listens to it
+ *   and leaves it running when it ends; without one, the watch has its own.
+ */
 export function createWatch(
   orderId: string,
   options: WatchOptions,
   connectors: Partial<Record<TransportName, ConnectorFactory>>,
+  tokens?: TokenSource,
 ): OrderWatch {
-  const factory = connectors[options.transport];
-  if (factory === undefined) {
-    throw new TypeError(
-      options.transport === 'grpc'
-        ? "transport 'grpc' needs Node (the package's node entry point); this one has sse, ws, longpoll"
-        : `unknown transport '${String(options.transport)}'`,
-    );
-  }
+  const factory = connectorFor(options.transport, connectors);
   if (typeof orderId !== 'string' || orderId === '') throw new TypeError('orderId is required');
   const after = options.after ?? 0;
   if (!Number.isSafeInteger(after) || after < 0) throw new TypeError('after must be a seq >= 0');
@@ -59,7 +91,7 @@ export function createWatch(
     throw new TypeError('maxBufferedItems must be an integer >= 1');
   }
   validateGiveUp(options);
-  return new Watch(orderId, options, factory, after, maxBuffered);
+  return new Watch(orderId, options, factory, after, maxBuffered, tokens);
 }
 
 class Watch implements OrderWatch {
@@ -84,6 +116,8 @@ class Watch implements OrderWatch {
   private ended: EndItem | undefined;
   private readonly abort = new AbortController();
   private readonly tokens: TokenSource;
+  /** Lets go of the token source: stops the watch's own, or stops listening to a shared one. */
+  private readonly releaseTokens: () => void;
   private readonly backoff: Backoff;
   private readonly giveUp: GiveUp;
   private readonly connector: Connector;
@@ -101,6 +135,7 @@ class Watch implements OrderWatch {
     factory: ConnectorFactory,
     after: number,
     private readonly maxBuffered: number,
+    sharedTokens?: TokenSource,
   ) {
     this.transport = options.transport;
     this.received = new Cursor(after);
@@ -111,24 +146,22 @@ class Watch implements OrderWatch {
     );
     this.backoff = new Backoff(options.backoff);
     this.giveUp = new GiveUp(options);
-    this.tokens = new TokenSource({
-      ...(options.token !== undefined ? { token: options.token } : {}),
-      ...(options.getToken ? { getToken: options.getToken } : {}),
-      ...(options.refreshBeforeExpiryMs !== undefined
-        ? { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs }
-        : {}),
-      backoff: new Backoff(options.backoff),
+    const listener: TokenListener = {
       onRefresh: (reason) => {
         this.stats.tokenRefreshes++;
         this.emit({ type: 'token', reason });
       },
       onChange: () => this.renewing?.renew(),
-    });
-    this.connector = factory({
-      baseUrl: options.baseUrl,
-      longPollWaitS: options.longPollWaitS ?? DEFAULT_LONG_POLL_WAIT_S,
-      useEventSource: options.useEventSource ?? eventSourceUsable(),
-    });
+    };
+    if (sharedTokens !== undefined) {
+      this.tokens = sharedTokens;
+      this.releaseTokens = sharedTokens.listen(listener);
+    } else {
+      const own = new TokenSource({ ...tokenSourceOptions(options), ...listener });
+      this.tokens = own;
+      this.releaseTokens = () => own.stop();
+    }
+    this.connector = factory(connectorOptions(options));
     this.online = new OnlineWatcher(options.pauseWhenOffline ?? true, () => this.drop('offline'));
     const signal = options.signal;
     if (signal?.aborted) this.abort.abort();
@@ -235,7 +268,7 @@ class Watch implements OrderWatch {
       end = this.end('error', toWatchError(err));
     } finally {
       this.options.signal?.removeEventListener('abort', this.onExternalAbort);
-      this.tokens.stop();
+      this.releaseTokens();
       this.online.close();
       this.connector.close();
     }
@@ -327,7 +360,9 @@ class Watch implements OrderWatch {
                 if (version !== this.tokens.version) this.renewing?.renew();
               },
               item: (item) => {
-                if (!linkSignal.aborted) this.accept(item);
+                // The transports read any domain's items; a watch hands out its domain's
+                // (the order's by default, WatchItem).
+                if (!linkSignal.aborted) this.accept(item as StreamItem);
               },
               ended: (reason) => this.emit({ type: 'retrying', delayMs: 0, reason }),
               cursor: () => this.received.value,
@@ -427,4 +462,18 @@ class Watch implements OrderWatch {
     }
     return this.end('aborted');
   }
+}
+
+/** The token options of a watch (or of a client, shared by its watches). */
+export function tokenSourceOptions(
+  options: Pick<WatchOptions, 'token' | 'getToken' | 'refreshBeforeExpiryMs' | 'backoff'>,
+): TokenSourceOptions {
+  return {
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.getToken ? { getToken: options.getToken } : {}),
+    ...(options.refreshBeforeExpiryMs !== undefined
+      ? { refreshBeforeExpiryMs: options.refreshBeforeExpiryMs }
+      : {}),
+    backoff: new Backoff(options.backoff),
+  };
 }

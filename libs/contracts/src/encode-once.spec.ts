@@ -1,25 +1,35 @@
 import { EncodeOnce } from './encode-once';
-import {
-  itemOf,
-  SkipReason,
-  type OrderStatusChanged,
-  type StreamItem,
-  type TrackingUpdated,
-} from './order-events';
-import { OrderStatus } from './order-status';
+import type { DomainEvent } from './stream-domain';
+import { SkipReason, type StreamSkipped } from './stream-envelope';
 
-const event = (seq: number, padding?: string): OrderStatusChanged => ({
+// A domain-free fixture: two event kinds (told apart by a location) and a skipped range.
+interface TestEvent extends DomainEvent {
+  readonly status: string;
+  readonly padding?: string;
+  readonly location?: { readonly lat: number; readonly lon: number };
+  readonly etaMs?: number;
+}
+
+type StreamItem =
+  | { readonly kind: 'event'; readonly event: TestEvent }
+  | { readonly kind: 'tracking'; readonly tracking: TestEvent }
+  | { readonly kind: 'skipped'; readonly skipped: StreamSkipped };
+
+const itemOf = (e: TestEvent): StreamItem =>
+  e.location !== undefined ? { kind: 'tracking', tracking: e } : { kind: 'event', event: e };
+
+const event = (seq: number, padding?: string): TestEvent => ({
   orderId: 'o-1',
   seq,
-  status: OrderStatus.Paid,
+  status: 'paid',
   publishedAtUs: 1_000 + seq,
   ...(padding !== undefined ? { padding } : {}),
 });
 
-const tracking = (seq: number): TrackingUpdated => ({
+const tracking = (seq: number): TestEvent => ({
   orderId: 'o-1',
   seq,
-  status: OrderStatus.Shipped,
+  status: 'shipped',
   publishedAtUs: 2_000 + seq,
   location: { lat: 1, lon: 2 },
   etaMs: 3,
@@ -27,7 +37,7 @@ const tracking = (seq: number): TrackingUpdated => ({
 
 function counting(maxEntries?: number, maxBytes?: number) {
   const calls: StreamItem[] = [];
-  const cache = new EncodeOnce<string>({
+  const cache = new EncodeOnce<string, StreamItem>({
     encode: (item) => {
       calls.push(item);
       return JSON.stringify(item);
@@ -74,7 +84,7 @@ describe('EncodeOnce', () => {
   });
 
   /** Asks for each event twice in a row, as a fan-out to two subscribers does: kept. */
-  const askTwice = (cache: EncodeOnce<string>, e: OrderStatusChanged) => {
+  const askTwice = (cache: EncodeOnce<string, StreamItem>, e: TestEvent) => {
     cache.get(itemOf(e));
     return cache.get(itemOf(e));
   };

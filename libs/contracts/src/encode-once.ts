@@ -1,13 +1,24 @@
-import { eventOf, type OrderEvent, type StreamItem } from './order-events';
+import { ENVELOPE_ITEM_KINDS, type DomainEvent } from './stream-domain';
+
+/** A stream item as the cache sees it: `{ kind, [kind]: body }`, an event unless the envelope's. */
+export interface KindedItem {
+  readonly kind: string;
+}
+
+/** The event `item` delivers, undefined for the envelope's items (reset, skipped). */
+function eventOfItem(item: KindedItem): DomainEvent | undefined {
+  if (ENVELOPE_ITEM_KINDS.includes(item.kind)) return undefined;
+  return (item as unknown as Readonly<Record<string, DomainEvent>>)[item.kind];
+}
 
 /** Encodings kept per wire format, by count. */
 export const ENCODE_ONCE_MAX_ENTRIES = 1024;
 /** ... and by size (the sum of `sizeOf` over the kept encodings). */
 export const ENCODE_ONCE_MAX_BYTES = 8 * 1024 * 1024;
 
-export interface EncodeOnceOptions<T> {
+export interface EncodeOnceOptions<T, Item extends KindedItem> {
   /** Builds one wire encoding of an event's item (an SSE frame, protobuf bytes, ...). */
-  readonly encode: (item: StreamItem) => T;
+  readonly encode: (item: Item) => T;
   /** Bytes an encoding holds, for the size bound. */
   readonly sizeOf: (encoded: T) => number;
   /** @default ENCODE_ONCE_MAX_ENTRIES */
@@ -41,20 +52,20 @@ const RECENT_SLOTS = 8;
  *
  * Resets and skipped ranges are per subscriber and not cached.
  */
-export class EncodeOnce<T> {
-  private readonly kept = new Map<OrderEvent, T>();
+export class EncodeOnce<T, Item extends KindedItem = KindedItem> {
+  private readonly kept = new Map<DomainEvent, T>();
   /**
    * The kept events, oldest first, as a ring: evicting is O(1). Taking the first key of
    * `kept` instead walks over every entry deleted since the Map last compacted itself
    * (V8 leaves deleted entries in place until a rehash), hundreds per eviction.
    */
-  private readonly ring: (OrderEvent | undefined)[];
+  private readonly ring: (DomainEvent | undefined)[];
   private readonly sizes: number[];
   private oldest = 0;
   private count = 0;
   private bytes = 0;
   /** Events asked for once, newest last, with their encodings while in these slots. */
-  private readonly recentEvents: (OrderEvent | undefined)[] = new Array<OrderEvent | undefined>(
+  private readonly recentEvents: (DomainEvent | undefined)[] = new Array<DomainEvent | undefined>(
     RECENT_SLOTS,
   ).fill(undefined);
   private readonly recentEncodings: (T | undefined)[] = new Array<T | undefined>(RECENT_SLOTS).fill(
@@ -62,29 +73,29 @@ export class EncodeOnce<T> {
   );
   private recentNext = 0;
   /** The last `maxEntries` events asked for once (without their encodings). */
-  private readonly seen = new Set<OrderEvent>();
-  private readonly seenRing: (OrderEvent | undefined)[];
+  private readonly seen = new Set<DomainEvent>();
+  private readonly seenRing: (DomainEvent | undefined)[];
   private seenNext = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   /** Encodings made so far (cache misses, uncached items included). */
   encodings = 0;
 
-  constructor(private readonly options: EncodeOnceOptions<T>) {
+  constructor(private readonly options: EncodeOnceOptions<T, Item>) {
     this.maxEntries = options.maxEntries ?? ENCODE_ONCE_MAX_ENTRIES;
     this.maxBytes = options.maxBytes ?? ENCODE_ONCE_MAX_BYTES;
     if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) {
       throw new TypeError('maxEntries must be an integer >= 1');
     }
     if (!(this.maxBytes >= 0)) throw new TypeError('maxBytes must be >= 0');
-    this.ring = new Array<OrderEvent | undefined>(this.maxEntries).fill(undefined);
+    this.ring = new Array<DomainEvent | undefined>(this.maxEntries).fill(undefined);
     this.sizes = new Array<number>(this.maxEntries).fill(0);
-    this.seenRing = new Array<OrderEvent | undefined>(this.maxEntries).fill(undefined);
+    this.seenRing = new Array<DomainEvent | undefined>(this.maxEntries).fill(undefined);
   }
 
   /** The encoding of `item`: the kept one for an event already encoded, else a new one. */
-  get(item: StreamItem): T {
-    const event = eventOf(item);
+  get(item: Item): T {
+    const event = eventOfItem(item);
     if (event === undefined) {
       this.encodings++;
       return this.options.encode(item);
@@ -112,7 +123,7 @@ export class EncodeOnce<T> {
     return this.kept.size;
   }
 
-  private rememberOnce(event: OrderEvent, encoded: T): void {
+  private rememberOnce(event: DomainEvent, encoded: T): void {
     const slot = this.recentNext;
     this.recentEvents[slot] = event;
     this.recentEncodings[slot] = encoded;
@@ -124,7 +135,7 @@ export class EncodeOnce<T> {
     this.seen.add(event);
   }
 
-  private keep(event: OrderEvent, encoded: T): void {
+  private keep(event: DomainEvent, encoded: T): void {
     const size = this.options.sizeOf(encoded);
     // An encoding larger than the whole budget is used once and not kept.
     if (size > this.maxBytes) return;
@@ -148,4 +159,23 @@ export class EncodeOnce<T> {
     this.oldest = (slot + 1) % this.maxEntries;
     this.count--;
   }
+}
+
+/**
+ * A transport's encode-once cache for each domain it carries, made on first use: an
+ * event's encoding depends on the domain (its wire names, its codec), and a domain lives
+ * as long as the service (a process serves one; the specs use several).
+ */
+export function encodeOncePerDomain<T, Item extends KindedItem, D extends object>(
+  options: (domain: D) => EncodeOnceOptions<T, Item>,
+): (domain: D) => EncodeOnce<T, Item> {
+  const caches = new WeakMap<D, EncodeOnce<T, Item>>();
+  return (domain) => {
+    let cache = caches.get(domain);
+    if (cache === undefined) {
+      cache = new EncodeOnce<T, Item>(options(domain));
+      caches.set(domain, cache);
+    }
+    return cache;
+  };
 }

@@ -1,27 +1,35 @@
 import fc from 'fast-check';
-import { cursorAfter, OrderStatus, ResetReason, SkipReason, type StreamItem } from '@app/contracts';
+import { cursorAfter, ResetReason, SkipReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { event } from './testing/bus-fixtures';
+import {
+  JOB_DOMAIN,
+  JobPhase,
+  type JobEvent,
+  type JobItem,
+  type JobSnapshot,
+} from './testing/fixture-domain';
 
-const ev = (seq: number, status: OrderStatus = OrderStatus.Paid): StreamItem => ({
-  kind: 'event',
-  event: event('o', seq, status),
+const ev = (seq: number, phase: JobPhase = JobPhase.Building): JobItem => ({
+  kind: 'step',
+  step: event('o', seq, phase),
 });
-const reset = (seq: number): StreamItem => ({
+const reset = (seq: number): JobItem => ({
   kind: 'reset',
   reset: {
     reason: ResetReason.Gap,
-    snapshot: { orderId: 'o', status: OrderStatus.Paid, lastSeq: seq, updatedAtUs: 0 },
+    snapshot: { orderId: 'o', phase: JobPhase.Building, lastSeq: seq, updatedAtUs: 0 },
   },
 });
-const skip = (fromSeq: number, toSeq: number): StreamItem => ({
+const skip = (fromSeq: number, toSeq: number): JobItem => ({
   kind: 'skipped',
   skipped: { fromSeq, toSeq, reason: SkipReason.Overflow },
 });
-const drain = (q: BoundedQueue): StreamItem[] => {
-  const out: StreamItem[] = [];
-  for (let it = q.shift(); it !== undefined; it = q.shift()) out.push(it);
+const drain = (q: BoundedQueue<JobEvent, JobSnapshot>): JobItem[] => {
+  const out: JobItem[] = [];
+  // The queue's items are the engine's; these are the job's (what the queue was given).
+  for (let it = q.shift(); it !== undefined; it = q.shift()) out.push(it as JobItem);
   return out;
 };
 /** The seq an item brings the client to. */
@@ -30,7 +38,7 @@ const seqOf = cursorAfter;
 describe('BoundedQueue', () => {
   it('is FIFO below capacity, whatever the policy', () => {
     for (const policy of Object.values(OverflowPolicy)) {
-      const q = new BoundedQueue(3, policy);
+      const q = new BoundedQueue(3, policy, JOB_DOMAIN);
       expect(q.offer(ev(1))).toEqual({ accepted: true, dropped: 0 });
       expect(q.offer(reset(5))).toEqual({ accepted: true, dropped: 0 });
       expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 0 });
@@ -41,7 +49,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate keeps only the newest event when full, and says which seqs it skipped', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
     q.offer(ev(1));
     q.offer(ev(2));
     q.offer(ev(3));
@@ -50,7 +58,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate merges a new skipped range into the queued one', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
     for (let s = 1; s <= 4; s++) q.offer(ev(s)); // [skip 1..3, 4]
     q.offer(ev(5)); // [skip 1..3, 4, 5]: room again
     expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 2 });
@@ -58,7 +66,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate keeps queued resets (they carry the snapshot)', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
     q.offer(ev(1));
     q.offer(reset(5));
     q.offer(ev(6));
@@ -68,7 +76,7 @@ describe('BoundedQueue', () => {
   });
 
   it('drop-oldest replaces the oldest events by one skipped range when full', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN);
     for (let s = 1; s <= 3; s++) q.offer(ev(s));
     // The marker takes a slot too: the first overflow drops two events to make room.
     expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 2 });
@@ -77,7 +85,7 @@ describe('BoundedQueue', () => {
   });
 
   it('drop-oldest keeps a reset and skips the oldest events after it', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.DropOldest);
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN);
     q.offer(reset(4));
     q.offer(ev(5));
     q.offer(ev(6));
@@ -87,7 +95,7 @@ describe('BoundedQueue', () => {
 
   it('a reset offered to a full queue stands for everything queued before it', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(2, policy);
+      const q = new BoundedQueue(2, policy, JOB_DOMAIN);
       q.offer(ev(1));
       q.offer(ev(2));
       expect(q.offer(reset(9))).toEqual({ accepted: true, dropped: 2 });
@@ -97,23 +105,23 @@ describe('BoundedQueue', () => {
 
   it('capacity 1: no room for a marker, so an overflow becomes a reset with the newest state', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(1, policy);
+      const q = new BoundedQueue(1, policy, JOB_DOMAIN);
       q.offer(ev(1));
-      expect(q.offer(ev(2, OrderStatus.Shipped))).toEqual({ accepted: true, dropped: 2 });
+      expect(q.offer(ev(2, JobPhase.Testing))).toEqual({ accepted: true, dropped: 2 });
       expect(q.length).toBe(1);
       const [only] = drain(q);
       expect(only).toEqual({
         kind: 'reset',
         reset: {
           reason: ResetReason.Overflow,
-          snapshot: { orderId: 'o', status: OrderStatus.Shipped, lastSeq: 2, updatedAtUs: 0 },
+          snapshot: { orderId: 'o', phase: JobPhase.Testing, lastSeq: 2, updatedAtUs: 0 },
         },
       });
     }
   });
 
   it('disconnect refuses when full and leaves the queue as it was', () => {
-    const q = new BoundedQueue(2, OverflowPolicy.Disconnect);
+    const q = new BoundedQueue(2, OverflowPolicy.Disconnect, JOB_DOMAIN);
     q.offer(ev(1));
     q.offer(ev(2));
     expect(q.offer(ev(3))).toEqual({ accepted: false });
@@ -123,7 +131,7 @@ describe('BoundedQueue', () => {
 
   it('keeps capacity 1 with a reset queued (conflate and drop-oldest)', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(1, policy);
+      const q = new BoundedQueue(1, policy, JOB_DOMAIN);
       q.offer(reset(5));
       expect(q.offer(ev(6)).accepted).toBe(true);
       expect(q.length).toBe(1);
@@ -135,35 +143,35 @@ describe('BoundedQueue', () => {
   });
 
   it('removeUpTo, lastSeq and hasTerminal: what a replay up to a seq already covered', () => {
-    const q = new BoundedQueue(10, OverflowPolicy.Conflate);
+    const q = new BoundedQueue(10, OverflowPolicy.Conflate, JOB_DOMAIN);
     expect(q.lastSeq()).toBeUndefined();
     q.offer(ev(3));
     q.offer(ev(4));
     q.offer(reset(4));
-    q.offer(ev(5, OrderStatus.Delivered));
+    q.offer(ev(5, JobPhase.Done));
     expect(q.lastSeq()).toBe(5);
     expect(q.hasTerminal()).toBe(true);
     q.removeUpTo(4);
-    expect(drain(q)).toEqual([ev(5, OrderStatus.Delivered)]);
+    expect(drain(q)).toEqual([ev(5, JobPhase.Done)]);
     q.offer(reset(9));
     expect(q.lastSeq()).toBe(9);
     expect(q.hasTerminal()).toBe(false);
   });
 
   it('removeUpTo trims a skipped range the replay reached into', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
     for (let s = 1; s <= 6; s++) q.offer(ev(s)); // [skip 1..3, 4, 5] then [skip 1..5, 6]
     q.removeUpTo(2);
     expect(drain(q)).toEqual([skip(3, 5), ev(6)]);
   });
 
-  describe('properties (one order, seqs increasing, random events and resets)', () => {
+  describe('properties (one job, seqs increasing, random events and resets)', () => {
     const policy = fc.constantFrom(...Object.values(OverflowPolicy));
     const ops = fc.array(fc.constantFrom('event', 'reset', 'shift'), { maxLength: 80 });
 
     function run(capacity: number, p: OverflowPolicy, script: string[]) {
-      const q = new BoundedQueue(capacity, p);
-      const delivered: StreamItem[] = [];
+      const q = new BoundedQueue(capacity, p, JOB_DOMAIN);
+      const delivered: JobItem[] = [];
       let seq = 0;
       let refused = false;
       let droppedTotal = 0;
@@ -172,7 +180,7 @@ describe('BoundedQueue', () => {
       for (const op of script) {
         if (op === 'shift') {
           const it = q.shift();
-          if (it) delivered.push(it);
+          if (it) delivered.push(it as JobItem);
         } else {
           seq += op === 'reset' ? 3 : 1;
           offered++;

@@ -1,12 +1,16 @@
 import {
   cursorAfter,
   eventOf,
-  isTerminalStatus,
+  isReset,
+  isSkipped,
   ResetReason,
   SkipReason,
-  snapshotAfter,
-  type StreamItem,
-  type StreamReset,
+  type DomainEvent,
+  type DomainSnapshot,
+  type SkippedItem,
+  type StreamDomain,
+  type StreamItemOf,
+  type StreamResetOf,
 } from '@app/contracts';
 import { OverflowPolicy } from './bus-options';
 
@@ -17,8 +21,6 @@ export type OfferResult =
       readonly dropped: number;
     }
   | { readonly accepted: false };
-
-type Skipped = Extract<StreamItem, { kind: 'skipped' }>;
 
 /** The answers that carry no count, shared rather than made for every offer. */
 const ACCEPTED: OfferResult = Object.freeze({ accepted: true, dropped: 0 });
@@ -36,19 +38,20 @@ const REFUSED: OfferResult = Object.freeze({ accepted: false });
  * the newest event (capacity 1 or 2), the queue folds into one reset carrying the newest
  * state: still explicit, and still within the bound.
  */
-export class BoundedQueue {
-  private items: StreamItem[] = [];
+export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
+  private items: StreamItemOf<E, S>[] = [];
 
   constructor(
     readonly capacity: number,
     readonly policy: OverflowPolicy,
+    private readonly domain: StreamDomain<E, S>,
   ) {}
 
   get length(): number {
     return this.items.length;
   }
 
-  shift(): StreamItem | undefined {
+  shift(): StreamItemOf<E, S> | undefined {
     return this.items.shift();
   }
 
@@ -57,10 +60,10 @@ export class BoundedQueue {
    * below it, and the covered part of skipped ranges.
    */
   removeUpTo(seq: number): void {
-    const kept: StreamItem[] = [];
+    const kept: StreamItemOf<E, S>[] = [];
     for (const it of this.items) {
       if (cursorAfter(it) <= seq) continue;
-      if (it.kind === 'skipped' && it.skipped.fromSeq <= seq) {
+      if (isSkipped(it) && it.skipped.fromSeq <= seq) {
         kept.push({ kind: 'skipped', skipped: { ...it.skipped, fromSeq: seq + 1 } });
       } else {
         kept.push(it);
@@ -75,15 +78,15 @@ export class BoundedQueue {
     return last === undefined ? undefined : cursorAfter(last);
   }
 
-  /** Whether a queued event, or a queued reset's snapshot, finishes the order. */
+  /** Whether a queued event, or a queued reset's snapshot, finishes the stream. */
   hasTerminal(): boolean {
-    return this.items.some(
-      (it) =>
-        (it.kind === 'event' && isTerminalStatus(it.event.status)) ||
-        (it.kind === 'reset' &&
-          it.reset.snapshot.lastSeq > 0 &&
-          isTerminalStatus(it.reset.snapshot.status)),
-    );
+    return this.items.some((it) => {
+      if (isReset(it)) {
+        return it.reset.snapshot.lastSeq > 0 && this.domain.isTerminalSnapshot(it.reset.snapshot);
+      }
+      const event = eventOf(it);
+      return event !== undefined && this.domain.isTerminal(event);
+    });
   }
 
   /**
@@ -91,7 +94,7 @@ export class BoundedQueue {
    * `{ accepted: false }` means the `disconnect` policy applies and the subscription must
    * end; otherwise `dropped` counts the events replaced by a marker or a reset.
    */
-  offer(item: StreamItem): OfferResult {
+  offer(item: StreamItemOf<E, S>): OfferResult {
     if (this.items.length < this.capacity) {
       this.items.push(item);
       return ACCEPTED;
@@ -110,8 +113,8 @@ export class BoundedQueue {
   }
 
   /** Applies the policy to a full queue; `item` is what must fit after it. */
-  private makeRoom(item: StreamItem): void {
-    if (item.kind === 'reset') {
+  private makeRoom(item: StreamItemOf<E, S>): void {
+    if (isReset(item)) {
       // The new reset replaces the client's view: nothing queued before it matters.
       this.items = [];
       return;
@@ -119,13 +122,13 @@ export class BoundedQueue {
     // The newest queued reset covers everything before it.
     let lastReset = -1;
     this.items.forEach((it, i) => {
-      if (it.kind === 'reset') lastReset = i;
+      if (isReset(it)) lastReset = i;
     });
     if (lastReset > 0) this.items = this.items.slice(lastReset);
     if (this.policy === OverflowPolicy.Conflate) {
-      // Every event (status change or tracking update) carries the order's status: the
-      // new one supersedes all queued events, and the client jumps straight to the
-      // newest state.
+      // The newest event stands for the whole state (the domain's contract for
+      // conflation): it supersedes all queued events, and the client jumps straight to
+      // the newest state.
       for (let i = this.oldestEvent(); i >= 0; i = this.oldestEvent()) this.replaceBySkip(i);
     } else {
       while (this.items.length >= this.capacity) {
@@ -141,17 +144,17 @@ export class BoundedQueue {
    * capacity is 1): the queue becomes one reset with the newest state. The reason of a
    * queued reset is kept (the client learns the original cause), else `overflow`.
    */
-  private fold(item: StreamItem): void {
-    let reset: StreamReset;
+  private fold(item: StreamItemOf<E, S>): void {
+    let reset: StreamResetOf<S>;
     const event = eventOf(item);
-    if (item.kind === 'reset') {
+    if (isReset(item)) {
       reset = item.reset;
     } else if (event !== undefined) {
-      const queued = this.items.findLast((it) => it.kind === 'reset');
+      const queued = this.items.findLast(isReset);
       reset = {
-        reason: queued?.kind === 'reset' ? queued.reset.reason : ResetReason.Overflow,
-        // Every event carries the order's status, so the newest one is the whole state.
-        snapshot: snapshotAfter(undefined, event),
+        reason: queued?.reset.reason ?? ResetReason.Overflow,
+        // Conflation's premise: the newest event alone is the whole state.
+        snapshot: this.domain.fold(undefined, event),
       };
     } else {
       throw new TypeError('skipped markers are made by the queue, never offered');
@@ -168,17 +171,17 @@ export class BoundedQueue {
     let start = i;
     let count = 1;
     const prev = this.items[i - 1];
-    if (prev?.kind === 'skipped') {
+    if (isSkipped(prev)) {
       from = prev.skipped.fromSeq;
       start = i - 1;
       count++;
     }
     const next = this.items[i + 1];
-    if (next?.kind === 'skipped') {
+    if (isSkipped(next)) {
       to = next.skipped.toSeq;
       count++;
     }
-    const marker: Skipped = {
+    const marker: SkippedItem = {
       kind: 'skipped',
       skipped: { fromSeq: from, toSeq: to, reason: SkipReason.Overflow },
     };

@@ -31,6 +31,8 @@ export const DEFAULT_MAX_STREAM_AGE_MS = 300_000;
 /** @default 30_000 ms of random extra age per stream */
 export const DEFAULT_MAX_STREAM_AGE_JITTER_MS = 30_000;
 
+import type { DeliveryTracer } from './delivery-tracer';
+
 export interface EventBusOptions {
   /** Events retained per order for resume. @default 256 */
   ringSize?: number;
@@ -46,6 +48,8 @@ export interface EventBusOptions {
   maxStreamAgeJitterMs?: number;
   /** How long a channel without local subscribers is kept, in ms. @default 30_000 */
   channelIdleMs?: number;
+  /** Traces each live event's fan-out (OpenTelemetry). @default none: no tracing work */
+  deliveryTracer?: DeliveryTracer;
 }
 
 export interface ResolvedEventBusOptions {

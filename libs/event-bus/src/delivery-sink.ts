@@ -1,15 +1,18 @@
-import type { StreamEndReason, StreamItem } from '@app/contracts';
+import type { DomainEvent, DomainSnapshot, StreamEndReason, StreamItemOf } from '@app/contracts';
 
 /**
  * What a transport gives the bus to deliver one subscription. The bus calls it in order,
  * never concurrently, and stops writing while the transport is full.
  */
-export interface DeliverySink {
+export interface DeliverySink<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> {
   /**
    * Writes one item. Returns false when the transport's buffer is full
    * (`res.write()`/`call.write()` returned false): the bus then waits for `onDrain`.
    */
-  write(item: StreamItem): boolean;
+  write(item: StreamItemOf<E, S>): boolean;
   /** Registers a one-shot callback for when the transport can take more. */
   onDrain(resume: () => void): void;
   /**

@@ -1,6 +1,7 @@
-import { OrderStatus, ResetReason, StreamEndReason } from '@app/contracts';
+import { ResetReason, StreamEndReason } from '@app/contracts';
 import { OrderEventBus } from './event-bus';
 import { ControlledStore, flush, RecordingSink } from './testing/bus-fixtures';
+import { JobPhase } from './testing/fixture-domain';
 
 /**
  * A client resumes here from a seq it saw on another instance whose feed is ahead of
@@ -18,27 +19,27 @@ describe('OrderEventBus: resume ahead of this instance feed', () => {
   afterEach(() => bus.stop());
 
   /** seq 1 reached this feed; `more` are in the store but not announced yet. */
-  async function lagging(...more: OrderStatus[]): Promise<void> {
-    store.publishNow('o', OrderStatus.Created);
+  async function lagging(...more: JobPhase[]): Promise<void> {
+    store.publishNow('o', JobPhase.Queued);
     await bus.open('o', 0, new RecordingSink(), { transport: 't' });
     store.lagFeed = true;
-    for (const status of more) store.publishNow('o', status);
+    for (const phase of more) store.publishNow('o', phase);
   }
 
   it('resuming at the store last seq: no reset, then the live events after it, once', async () => {
-    await lagging(OrderStatus.Paid, OrderStatus.Packed);
+    await lagging(JobPhase.Building, JobPhase.Testing);
     const sink = new RecordingSink();
     await bus.open('o', 3, sink, { transport: 't' });
     store.lagFeed = false;
     store.announce();
-    store.publishNow('o', OrderStatus.Shipped);
+    store.publishNow('o', JobPhase.Deploying);
     await flush();
     expect(sink.resets).toEqual([]);
     expect(sink.seqs).toEqual([4]);
   });
 
   it('resuming behind the store last seq reads the store history, without duplicates', async () => {
-    await lagging(OrderStatus.Paid, OrderStatus.Packed);
+    await lagging(JobPhase.Building, JobPhase.Testing);
     const sink = new RecordingSink();
     await bus.open('o', 2, sink, { transport: 't' });
     store.lagFeed = false;
@@ -49,7 +50,7 @@ describe('OrderEventBus: resume ahead of this instance feed', () => {
   });
 
   it('resuming at a terminal event the feed has not delivered completes the stream', async () => {
-    await lagging(OrderStatus.Paid, OrderStatus.Delivered);
+    await lagging(JobPhase.Building, JobPhase.Done);
     const sink = new RecordingSink();
     await bus.open('o', 3, sink, { transport: 't' });
     await flush();
@@ -58,7 +59,7 @@ describe('OrderEventBus: resume ahead of this instance feed', () => {
   });
 
   it('a seq the store has not reached either is still a reset', async () => {
-    await lagging(OrderStatus.Paid);
+    await lagging(JobPhase.Building);
     const sink = new RecordingSink();
     await bus.open('o', 9, sink, { transport: 't' });
     await flush();

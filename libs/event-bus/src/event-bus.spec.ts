@@ -5,24 +5,22 @@ import {
   ErrorCode,
   GatewayError,
   nowUs,
-  OrderStatus,
   ResetReason,
   SkipReason,
   StreamEndReason,
-  type OrderStatusChanged,
-  type StreamItem,
 } from '@app/contracts';
 import { OverflowPolicy, type EventBusOptions } from './bus-options';
 import { OrderEventBus } from './event-bus';
 import { OrderState } from './order-state';
 import { Subscriber } from './subscriber';
 import { ControlledStore, event, flush, RecordingSink } from './testing/bus-fixtures';
+import { JobPhase, type JobEvent, type JobItem } from './testing/fixture-domain';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 
 const range = (from: number, to: number) =>
   Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
-function resetOf(item: StreamItem | undefined) {
+function resetOf(item: JobItem | undefined) {
   if (item?.kind !== 'reset') throw new Error(`expected a reset, got ${JSON.stringify(item)}`);
   return item.reset;
 }
@@ -36,8 +34,8 @@ describe('OrderEventBus', () => {
     bus = new OrderEventBus(store, opts);
     bus.start();
   };
-  const publish = (orderId: string, n: number, status = OrderStatus.Paid) => {
-    for (let i = 0; i < n; i++) store.publishNow(orderId, status);
+  const publish = (orderId: string, n: number, phase = JobPhase.Building) => {
+    for (let i = 0; i < n; i++) store.publishNow(orderId, phase);
   };
 
   beforeEach(() => {
@@ -89,7 +87,7 @@ describe('OrderEventBus', () => {
       expect(a1.seqs).toEqual([2, 3]);
       expect(a2.seqs).toEqual([2, 3]);
       expect(b.seqs).toEqual([2]);
-      expect(b.items.every((it) => it.kind === 'event' && it.event.orderId === 'B')).toBe(true);
+      expect(b.items.every((it) => it.kind === 'step' && it.step.orderId === 'B')).toBe(true);
     });
   });
 
@@ -132,7 +130,7 @@ describe('OrderEventBus', () => {
     it('opens at or behind the newest event without building a snapshot; a reset still has one', async () => {
       // A long-poll opens a subscription for every answer, right after a new event: the
       // open reads the order's seq, and builds the snapshot only for a reset.
-      publish('o', 3, OrderStatus.Created);
+      publish('o', 3, JobPhase.Queued);
       const built = jest.spyOn(OrderState.prototype, 'snapshot');
       try {
         const atNewest = new RecordingSink();
@@ -141,14 +139,14 @@ describe('OrderEventBus', () => {
         await bus.open('o', 1, behind);
         expect(built).not.toHaveBeenCalled();
         expect(behind.seqs).toEqual([2, 3]);
-        publish('o', 1, OrderStatus.Delivered);
+        publish('o', 1, JobPhase.Done);
         expect(atNewest.seqs).toEqual([4]);
         expect(atNewest.ends).toEqual([StreamEndReason.Completed]);
 
         const ahead = new RecordingSink();
         await bus.open('o', 9, ahead);
         expect(built).toHaveBeenCalled();
-        expect(resetOf(ahead.items[0]).snapshot).toMatchObject({ lastSeq: 4, status: 'delivered' });
+        expect(resetOf(ahead.items[0]).snapshot).toMatchObject({ lastSeq: 4, phase: 'done' });
         expect(ahead.ends).toEqual([StreamEndReason.Completed]);
       } finally {
         built.mockRestore();
@@ -186,7 +184,7 @@ describe('OrderEventBus', () => {
       expect(sink.items).toHaveLength(1);
       const reset = resetOf(sink.items[0]);
       expect(reset.reason).toBe(ResetReason.BeyondRetention);
-      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 10, status: OrderStatus.Paid });
+      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 10, phase: JobPhase.Building });
       expect(bus.stats.resets[ResetReason.BeyondRetention]).toBe(1);
       // Continues live from the snapshot.
       publish('o', 1);
@@ -268,12 +266,12 @@ describe('OrderEventBus', () => {
 
   describe('completion', () => {
     it('delivers the terminal event, then ends with completed and releases', async () => {
-      publish('o', 1, OrderStatus.Created);
+      publish('o', 1, JobPhase.Queued);
       const sink = new RecordingSink();
       await bus.open('o', 1, sink);
-      publish('o', 1, OrderStatus.Paid);
+      publish('o', 1, JobPhase.Building);
       expect(sink.ends).toEqual([]);
-      publish('o', 1, OrderStatus.Delivered);
+      publish('o', 1, JobPhase.Done);
       expect(sink.seqs).toEqual([2, 3]);
       expect(sink.ends).toEqual([StreamEndReason.Completed]);
       expect(sink.writesAfterEnd).toBe(0);
@@ -288,9 +286,9 @@ describe('OrderEventBus', () => {
     ])(
       'subscribing after the order finished (afterSeq %i) replays %p then completes',
       async (afterSeq, seqs) => {
-        publish('o', 1, OrderStatus.Created);
-        publish('o', 1, OrderStatus.Paid);
-        publish('o', 1, OrderStatus.Cancelled);
+        publish('o', 1, JobPhase.Queued);
+        publish('o', 1, JobPhase.Building);
+        publish('o', 1, JobPhase.Failed);
         const sink = new RecordingSink();
         await bus.open('o', afterSeq, sink);
         expect(sink.seqs).toEqual(seqs);
@@ -303,13 +301,13 @@ describe('OrderEventBus', () => {
       make({ ringSize: 2 });
       store.hasHistory = false;
       publish('o', 4);
-      publish('o', 1, OrderStatus.Delivered);
+      publish('o', 1, JobPhase.Done);
       for (const afterSeq of [1, 9]) {
         const sink = new RecordingSink();
         await bus.open('o', afterSeq, sink);
         expect(sink.items).toHaveLength(1);
         expect(resetOf(sink.items[0]).snapshot).toMatchObject({
-          status: OrderStatus.Delivered,
+          phase: JobPhase.Done,
           lastSeq: 5,
         });
         expect(sink.ends).toEqual([StreamEndReason.Completed]);
@@ -318,12 +316,12 @@ describe('OrderEventBus', () => {
     });
 
     it('completes only after a blocked sink has drained the terminal event', async () => {
-      publish('o', 1, OrderStatus.Created);
+      publish('o', 1, JobPhase.Queued);
       const sink = new RecordingSink();
       sink.accept = (_it, i) => i > 0;
       await bus.open('o', 0, sink);
-      publish('o', 1, OrderStatus.Paid);
-      publish('o', 1, OrderStatus.Delivered);
+      publish('o', 1, JobPhase.Building);
+      publish('o', 1, JobPhase.Done);
       expect(sink.seqs).toEqual([1]);
       expect(sink.ends).toEqual([]);
       expect(bus.subscriberCount('o')).toBe(1);
@@ -359,22 +357,22 @@ describe('OrderEventBus', () => {
       },
     );
 
-    it('conflate: after drain the client is told what it skipped, then gets the newest status', async () => {
+    it('conflate: after drain the client is told what it skipped, then gets the newest phase', async () => {
       const { sink } = await blockedSubscriber(OverflowPolicy.Conflate, 4);
       publish('o', 19); // seqs 2..20
-      publish('o', 1, OrderStatus.Packed); // seq 21, the newest status
+      publish('o', 1, JobPhase.Testing); // seq 21, the newest phase
       sink.accept = () => true;
       sink.fireDrain();
-      // The client's items chain without a silent gap, up to the newest status.
+      // The client's items chain without a silent gap, up to the newest phase.
       let cursor = 0;
       for (const it of sink.items) {
-        if (it.kind === 'event') expect(it.event.seq).toBe(cursor + 1);
+        if (it.kind === 'step') expect(it.step.seq).toBe(cursor + 1);
         if (it.kind === 'skipped') expect(it.skipped.fromSeq).toBe(cursor + 1);
         cursor = cursorAfter(it);
       }
       expect(cursor).toBe(21);
       const last = sink.items[sink.items.length - 1];
-      expect(last.kind === 'event' && last.event.status).toBe(OrderStatus.Packed);
+      expect(last.kind === 'step' && last.step.phase).toBe(JobPhase.Testing);
       expect(sink.items.some((it) => it.kind === 'skipped')).toBe(true);
       expect(bus.stats.overflows[OverflowPolicy.Conflate]).toBeGreaterThan(0);
       // Every event either reached the sink or was counted as dropped, and signalled.
@@ -390,11 +388,11 @@ describe('OrderEventBus', () => {
       sink.fireDrain();
       // The marker takes one of the 4 slots: 3 events follow it.
       expect(sink.items).toMatchObject([
-        { kind: 'event', event: { seq: 1 } },
+        { kind: 'step', step: { seq: 1 } },
         { kind: 'skipped', skipped: { fromSeq: 2, toSeq: 17, reason: SkipReason.Overflow } },
-        { kind: 'event', event: { seq: 18 } },
-        { kind: 'event', event: { seq: 19 } },
-        { kind: 'event', event: { seq: 20 } },
+        { kind: 'step', step: { seq: 18 } },
+        { kind: 'step', step: { seq: 19 } },
+        { kind: 'step', step: { seq: 20 } },
       ]);
       expect(bus.stats.overflows[OverflowPolicy.DropOldest]).toBe(15);
       expect(bus.stats.overflowDropped[OverflowPolicy.DropOldest]).toBe(16);
@@ -423,7 +421,7 @@ describe('OrderEventBus', () => {
       async (policy) => {
         const { sink, sub } = await blockedSubscriber(policy, 1);
         for (const seq of [4, 5, 9, 10, 11, 20]) {
-          store.emitRaw(event('o', seq, OrderStatus.Shipped, nowUs()));
+          store.emitRaw(event('o', seq, JobPhase.Deploying, nowUs()));
           expect(sub.pending).toBeLessThanOrEqual(1);
         }
         // The gap first asks the store's history (which has none of these); then the
@@ -470,7 +468,7 @@ describe('OrderEventBus', () => {
       publish('o', 1);
       const sink = new RecordingSink();
       // Full after seq 1, and again after seq 3.
-      sink.accept = (it) => it.kind === 'event' && it.event.seq !== 1 && it.event.seq !== 3;
+      sink.accept = (it) => it.kind === 'step' && it.step.seq !== 1 && it.step.seq !== 3;
       await bus.open('o', 0, sink, { queueCapacity: 100 });
       publish('o', 5);
       expect(sink.seqs).toEqual([1]);
@@ -562,8 +560,8 @@ describe('OrderEventBus', () => {
       publish('o', 3);
       const sink = new RecordingSink();
       await bus.open('o', 0, sink);
-      store.emitRaw(event('o', 2, OrderStatus.Paid, nowUs()));
-      store.emitRaw(event('o', 3, OrderStatus.Paid, nowUs()));
+      store.emitRaw(event('o', 2, JobPhase.Building, nowUs()));
+      store.emitRaw(event('o', 3, JobPhase.Building, nowUs()));
       publish('o', 1);
       expect(sink.seqs).toEqual([1, 2, 3, 4]);
       expect(bus.stats.duplicatesIgnored).toBe(2);
@@ -575,13 +573,13 @@ describe('OrderEventBus', () => {
       publish('o', 3);
       const sink = new RecordingSink();
       await bus.open('o', 3, sink);
-      store.emitRaw(event('o', 7, OrderStatus.Shipped, nowUs()));
-      store.emitRaw(event('o', 8, OrderStatus.Shipped, nowUs()));
+      store.emitRaw(event('o', 7, JobPhase.Deploying, nowUs()));
+      store.emitRaw(event('o', 8, JobPhase.Deploying, nowUs()));
       await flush(); // the backfill attempt finds no history
       expect(sink.items).toHaveLength(2);
       const reset = resetOf(sink.items[0]);
       expect(reset.reason).toBe(ResetReason.Gap);
-      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 7, status: 'shipped' });
+      expect(reset.snapshot).toMatchObject({ orderId: 'o', lastSeq: 7, phase: 'deploying' });
       expect(sink.seqs).toEqual([8]);
       expect(bus.stats.resets[ResetReason.Gap]).toBe(1);
       // The ring restarted after the gap: a resume from before it is told so.
@@ -593,13 +591,13 @@ describe('OrderEventBus', () => {
       expect(fromGap.seqs).toEqual([7, 8]);
     });
 
-    it('completes when a gap lands on a terminal status', async () => {
+    it('completes when a gap lands on a terminal phase', async () => {
       publish('o', 2);
       const sink = new RecordingSink();
       await bus.open('o', 2, sink);
-      store.emitRaw(event('o', 5, OrderStatus.Delivered, nowUs()));
+      store.emitRaw(event('o', 5, JobPhase.Done, nowUs()));
       await flush(); // the backfill attempt finds no history
-      expect(resetOf(sink.items[0]).snapshot.status).toBe(OrderStatus.Delivered);
+      expect(resetOf(sink.items[0]).snapshot.phase).toBe(JobPhase.Done);
       expect(sink.ends).toEqual([StreamEndReason.Completed]);
     });
   });
@@ -610,9 +608,9 @@ describe('OrderEventBus', () => {
 
     it('forgets an order nobody follows channelIdleMs after it was last seen', () => {
       make({ channelIdleMs: 1_000 });
-      publish('o', 1, OrderStatus.Created);
+      publish('o', 1, JobPhase.Queued);
       jest.advanceTimersByTime(500);
-      publish('other', 1, OrderStatus.Created);
+      publish('other', 1, JobPhase.Queued);
       expect(bus.orderCount).toBe(2);
       jest.advanceTimersByTime(500);
       expect(bus.orderCount).toBe(1);
@@ -622,7 +620,7 @@ describe('OrderEventBus', () => {
 
     it('keeps a channel while it has subscribers, and channelIdleMs after the last left', async () => {
       make({ channelIdleMs: 1_000 });
-      publish('o', 1, OrderStatus.Created);
+      publish('o', 1, JobPhase.Queued);
       const sink = new RecordingSink();
       sink.accept = () => false; // still draining: in use all the same
       const sub = await bus.open('o', 0, sink);
@@ -646,13 +644,13 @@ describe('OrderEventBus', () => {
       store = routing;
       bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
       bus.start();
-      routing.publishNow('o', OrderStatus.Created);
-      routing.publishNow('elsewhere', OrderStatus.Created);
+      routing.publishNow('o', JobPhase.Queued);
+      routing.publishNow('elsewhere', JobPhase.Queued);
       expect(bus.orderCount).toBe(0);
       const [a, b] = [new RecordingSink(), new RecordingSink()];
       const subs = await Promise.all([bus.open('o', 0, a), bus.open('o', 0, b)]);
       expect(routing.calls).toEqual(['watch o']);
-      routing.publishNow('o', OrderStatus.Paid);
+      routing.publishNow('o', JobPhase.Building);
       expect(a.seqs).toEqual([1, 2]);
       for (const sub of subs) sub.close();
       jest.advanceTimersByTime(1_000);
@@ -667,7 +665,7 @@ describe('OrderEventBus', () => {
       store = routing;
       bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
       bus.start();
-      routing.publishNow('o', OrderStatus.Created);
+      routing.publishNow('o', JobPhase.Queued);
       await expect(bus.open('o', 0, new RecordingSink())).rejects.toBeInstanceOf(GatewayError);
       expect(bus.subscriberCount()).toBe(0);
       expect(bus.orderCount).toBe(0);
@@ -682,9 +680,9 @@ class RoutingStore extends ControlledStore {
   failWatch = false;
   private readonly watched = new Set<string>();
   // Field initializers run after ControlledStore's: this.events$ is still its feed here.
-  readonly events$: Observable<OrderStatusChanged> = this.onlyWatched();
+  readonly events$: Observable<JobEvent> = this.onlyWatched();
 
-  private onlyWatched(): Observable<OrderStatusChanged> {
+  private onlyWatched(): Observable<JobEvent> {
     return this.events$.pipe(filter((e) => this.watched.has(e.orderId)));
   }
 
@@ -734,13 +732,13 @@ describe('the replay/live race', () => {
     store.holdHistory = true;
     const sink = new RecordingSink();
     const opening = bus.open('o', 1, sink);
-    store.publishNow('o', OrderStatus.Delivered); // seq 7, while the history read is pending
+    store.publishNow('o', JobPhase.Done); // seq 7, while the history read is pending
     store.pendingReads[0].deferred.resolve(undefined);
     await opening;
     expect(sink.items).toHaveLength(1);
     expect(resetOf(sink.items[0]).snapshot).toMatchObject({
       lastSeq: 7,
-      status: OrderStatus.Delivered,
+      phase: JobPhase.Done,
     });
     expect(sink.ends).toEqual([StreamEndReason.Completed]);
     expect(bus.subscriberCount()).toBe(0);
@@ -764,7 +762,7 @@ describe('the replay/live race', () => {
     store.lagFeed = true;
     const sink = new RecordingSink();
     const opening = bus.open('o', 0, sink);
-    store.publishNow('o', OrderStatus.Delivered);
+    store.publishNow('o', JobPhase.Done);
     const read = store.pendingReads.shift();
     read?.deferred.resolve(store.slice('o', read.afterSeq, store.lastSeq('o')));
     await opening;
@@ -839,9 +837,7 @@ describe('the replay/live race', () => {
                     published++;
                     store.publishNow(
                       'o',
-                      terminal && published === publishes
-                        ? OrderStatus.Delivered
-                        : OrderStatus.Paid,
+                      terminal && published === publishes ? JobPhase.Done : JobPhase.Building,
                     );
                     break;
                   case 'flush':

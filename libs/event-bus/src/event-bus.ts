@@ -2,14 +2,15 @@ import type { Subscription } from 'rxjs';
 import {
   ErrorCode,
   GatewayError,
-  isTerminalStatus,
   nowUs,
-  itemOf,
+  domainItem,
   ResetReason,
   StreamEndReason,
-  type OrderEvent,
-  type OrderSnapshot,
-  type StreamItem,
+  type DomainEvent,
+  type DomainSnapshot,
+  eventOf,
+  type StreamDomain,
+  type StreamItemOf,
 } from '@app/contracts';
 import {
   resolveEventBusOptions,
@@ -20,13 +21,26 @@ import {
 import { BusStats, bump } from './bus-stats';
 import { DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
+import type { DeliveryTracer } from './delivery-tracer';
 import { OrderState } from './order-state';
-import { OrderStore, StoreResync } from './order-store';
+import type { BusStore } from './bus-store';
+import type { OrderChannel } from './order-channel';
 import { ReplayRing } from './replay-ring';
+import { StoreRepair } from './store-repair';
 import { Subscriber, type BusSubscription, type SubscriberHost } from './subscriber';
 
 /** @default 100 ms: the shortest reconnect delay advised at shutdown (see `endAll`). */
 export const MIN_RECONNECT_ADVICE_MS = 100;
+
+/**
+ * One client's reconnect delay at shutdown, uniform in [MIN_RECONNECT_ADVICE_MS,
+ * MIN_RECONNECT_ADVICE_MS + jitterMs), so the clients of a restarting instance do not
+ * all come back in the same instant (the streams `endAll` ends and the connections the
+ * drain turns away alike).
+ */
+export function reconnectAdviceMs(jitterMs: number): number {
+  return MIN_RECONNECT_ADVICE_MS + Math.floor(Math.random() * jitterMs);
+}
 
 /** Per-subscription overrides of the bus defaults (a transport may want a deeper queue). */
 export interface OpenOptions {
@@ -48,46 +62,12 @@ export interface OpenOptions {
 }
 
 /** What a resuming subscriber is handed before live events (see `OrderEventBus.replay`). */
-interface Replay {
-  readonly backlog: StreamItem[];
+interface Replay<E extends DomainEvent, S extends DomainSnapshot> {
+  readonly backlog: StreamItemOf<E, S>[];
   /** The last seq the backlog covers. */
   readonly cursor: number;
   /** The order is known to be finished at `cursor`. */
   readonly finished?: boolean;
-}
-
-/** One order's slice of the bus: its replay ring, its current state and its subscribers. */
-interface OrderChannel {
-  readonly ring: ReplayRing;
-  readonly subscribers: Set<Subscriber>;
-  /**
-   * `subscribers` as an array, for the fan-out: built at the first event after the set
-   * changed and reused for every event until the next change, so an event costs no
-   * iterator, and an order with many subscribers no copy of them, per event.
-   */
-  fanout?: readonly Subscriber[];
-  /** The order's state as far as this instance has applied it (built only when read). */
-  readonly state: OrderState;
-  /** Runs while the channel has no subscribers: it goes when this fires. */
-  evictTimer?: NodeJS.Timeout;
-  /**
-   * With a routing store: resolves once the store's feed carries this order's events;
-   * every open awaits it before reading the snapshot and history.
-   */
-  readonly watching: Promise<void> | undefined;
-  /** The store could not subscribe: the channel is dropped with its last subscriber. */
-  watchFailed?: boolean;
-  /**
-   * Set while the channel is being repaired from the store (a backfill or a resync):
-   * live events that arrive meanwhile wait here, so subscribers still get them in order.
-   */
-  held?: OrderEvent[];
-  /**
-   * A store resync that came while a repair was already running. That repair's reads may
-   * have been answered before the events the feed missed were written, so it cannot stand
-   * in for this one: the repair runs again before the held events are released.
-   */
-  resyncPending?: StoreResync;
 }
 
 /**
@@ -102,7 +82,10 @@ interface OrderChannel {
  * events: memory and ingest grow with this instance's subscribers, not with the orders
  * in the system.
  */
-export class OrderEventBus {
+export class OrderEventBus<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> {
   readonly stats = new BusStats();
   readonly options: ResolvedEventBusOptions;
   /**
@@ -110,28 +93,46 @@ export class OrderEventBus {
    * long-poll's wait (a timer per connection would be idle memory per connection).
    */
   readonly deadlines = new DeadlineQueue();
-  private readonly channels = new Map<string, OrderChannel>();
+  private readonly channels = new Map<string, OrderChannel<E, S>>();
   /** What every subscriber of this bus shares. */
-  private readonly host: SubscriberHost = {
-    stats: this.stats,
-    deadlines: this.deadlines,
-    release: (s) => this.release(s.orderId, s),
-  };
+  private readonly host: SubscriberHost<E, S>;
+  /** Repairs channels whose feed lost events, from the store. */
+  private readonly repairs: StoreRepair<E, S>;
+  private readonly tracer: DeliveryTracer<E> | undefined;
   private feed?: Subscription;
   private resyncFeed?: Subscription;
   private total = 0;
 
   constructor(
-    private readonly store: OrderStore,
+    private readonly store: BusStore<E, S>,
     options: EventBusOptions = {},
   ) {
     this.options = resolveEventBusOptions(options);
+    this.host = {
+      domain: store.domain,
+      stats: this.stats,
+      deadlines: this.deadlines,
+      release: (s) => this.release(s.orderId, s),
+      delivering: undefined,
+    };
+    this.tracer = options.deliveryTracer;
+    this.repairs = new StoreRepair(store, this.stats, {
+      channels: () => this.channels.entries(),
+      isCurrent: (orderId, ch) => this.channels.get(orderId) === ch,
+      apply: (ch, event) => this.apply(ch, event),
+      forget: (orderId, ch) => this.forget(orderId, ch),
+    });
+  }
+
+  /** The domain of the events this bus carries (the transports name them by it). */
+  get domain(): StreamDomain<E, S> {
+    return this.store.domain;
   }
 
   /** Starts consuming the store's events. Idempotent. */
   start(): void {
     this.feed ??= this.store.events$.subscribe((e) => this.ingest(e));
-    this.resyncFeed ??= this.store.resync$?.subscribe((r) => this.resync(r));
+    this.resyncFeed ??= this.store.resync$?.subscribe((r) => this.repairs.resync(r));
   }
 
   /** Stops consuming and ends every subscription with `reason`. */
@@ -146,18 +147,14 @@ export class OrderEventBus {
 
   /**
    * Ends every open subscription (graceful shutdown tells clients to resume elsewhere).
-   * With `reconnectJitterMs`, each subscription is advised its own reconnect delay,
-   * uniform in [MIN_RECONNECT_ADVICE_MS, MIN_RECONNECT_ADVICE_MS + reconnectJitterMs), so
-   * the clients of a restarting instance do not all come back in the same instant.
+   * With `reconnectJitterMs`, each subscription is advised its own reconnect delay
+   * (`reconnectAdviceMs`).
    */
   endAll(reason: StreamEndReason, opts: { reconnectJitterMs?: number } = {}): void {
     const jitterMs = opts.reconnectJitterMs;
     for (const ch of this.channels.values()) {
       for (const s of [...ch.subscribers]) {
-        const advice =
-          jitterMs === undefined
-            ? undefined
-            : MIN_RECONNECT_ADVICE_MS + Math.floor(Math.random() * jitterMs);
+        const advice = jitterMs === undefined ? undefined : reconnectAdviceMs(jitterMs);
         s.end(reason, advice);
       }
     }
@@ -191,7 +188,7 @@ export class OrderEventBus {
    * subscribers the missing events are first read from the store's history, and later
    * live events of that order wait behind them, so nobody sees a gap that history can fill.
    */
-  ingest(event: OrderEvent): void {
+  ingest(event: E): void {
     let ch = this.channels.get(event.orderId);
     if (ch === undefined) {
       if (this.store.watch !== undefined) {
@@ -210,15 +207,14 @@ export class OrderEventBus {
     }
     const lastSeq = ch.state.lastSeq;
     if (event.seq > lastSeq + 1 && ch.state.known && ch.subscribers.size > 0) {
-      ch.held = [event];
-      void this.repair(event.orderId, ch, () => this.backfill(event.orderId, ch));
+      this.repairs.fillGap(event.orderId, ch, event);
       return;
     }
     this.apply(ch, event);
   }
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
-  private apply(ch: OrderChannel, event: OrderEvent): void {
+  private apply(ch: OrderChannel<E, S>, event: E): void {
     const lastSeq = ch.state.lastSeq;
     if (event.seq <= lastSeq) {
       this.stats.duplicatesIgnored++;
@@ -234,7 +230,21 @@ export class OrderEventBus {
     // it, which would be harmless anyway (a joiner is still replaying, and its replay
     // covers this event).
     const fanout = (ch.fanout ??= [...ch.subscribers]);
-    for (let i = 0; i < fanout.length; i++) fanout[i].offerLive(event);
+    const trace =
+      this.tracer !== undefined && fanout.length > 0
+        ? this.tracer.begin(event, this.store.traceContextOf?.(event))
+        : undefined;
+    if (trace === undefined) {
+      for (let i = 0; i < fanout.length; i++) fanout[i].offerLive(event);
+      return;
+    }
+    this.host.delivering = trace;
+    try {
+      for (let i = 0; i < fanout.length; i++) fanout[i].offerLive(event);
+    } finally {
+      this.host.delivering = undefined;
+      trace.end(fanout.length);
+    }
   }
 
   /**
@@ -246,7 +256,7 @@ export class OrderEventBus {
   async open(
     orderId: string,
     afterSeq: number,
-    sink: DeliverySink,
+    sink: DeliverySink<E, S>,
     opts: OpenOptions = {},
   ): Promise<BusSubscription> {
     const ch = this.channel(orderId);
@@ -278,22 +288,23 @@ export class OrderEventBus {
       const opened = ch.state.known ? ch.state : await this.readOpening(orderId, ch);
       // As of the open: the live state may be replaced while the replay reads the store.
       const openedSeq = opened.lastSeq;
-      const openedStatus = opened.status;
+      const openedTerminal = opened.terminal;
       const { backlog, cursor, finished } = await this.replay(ch, orderId, afterSeq, opened);
       // Judge completion by the newest state: events ingested while the replay was read
       // may have finished the order (and a reset then already covers the terminal event).
       // A shared store's history can also run ahead of its feed: when the replay itself
       // ends with the terminal event, the feed's copy arrives later as a duplicate that
       // is skipped, so the replay must say "finished" on its own.
-      const status = ch.state.status ?? openedStatus;
+      const stateTerminal = ch.state.terminal ?? openedTerminal;
       const lastSeq = ch.state.known ? ch.state.lastSeq : openedSeq;
       const last = backlog.at(-1);
+      const lastEvent = last === undefined ? undefined : eventOf(last);
       const terminal =
         finished === true ||
-        (status !== undefined && isTerminalStatus(status) && cursor >= lastSeq) ||
-        (last?.kind === 'event' &&
-          last.event.seq === cursor &&
-          isTerminalStatus(last.event.status));
+        (stateTerminal === true && cursor >= lastSeq) ||
+        (lastEvent !== undefined &&
+          lastEvent.seq === cursor &&
+          this.store.domain.isTerminal(lastEvent));
       sub.startLive(backlog, cursor, terminal);
       const maxAgeMs = opts.maxAgeMs ?? this.defaultMaxAgeMs();
       if (maxAgeMs > 0) sub.expireAfter(maxAgeMs);
@@ -305,138 +316,6 @@ export class OrderEventBus {
     }
   }
 
-  /**
-   * The store's feed came back after an interruption. Orders without subscribers are
-   * simply forgotten (the next subscription reads them from the store afresh); orders
-   * with subscribers are repaired: caught up from history, or reset when the store lost
-   * its data. Every channel holds its live events from now until its repair is done.
-   */
-  private resync(kind: StoreResync): void {
-    this.stats.storeResyncs++;
-    if (kind === StoreResync.DataLost) this.stats.storeDataLost++;
-    for (const [orderId, ch] of [...this.channels]) {
-      if (ch.held !== undefined) {
-        // A loss outweighs a catch-up: the repair that follows must reset.
-        if (ch.resyncPending !== StoreResync.DataLost) ch.resyncPending = kind;
-        continue;
-      }
-      if (ch.subscribers.size === 0) {
-        this.forget(orderId, ch);
-        continue;
-      }
-      ch.held = [];
-      void this.repair(orderId, ch, () => this.resyncWork(orderId, ch, kind));
-    }
-  }
-
-  /** One channel's repair after a store resync: catch up, or reset after a data loss. */
-  private resyncWork(orderId: string, ch: OrderChannel, kind: StoreResync): Promise<void> {
-    if (kind === StoreResync.DataLost) {
-      ch.ring.clear();
-      return this.resetFromStore(orderId, ch);
-    }
-    return this.catchUp(orderId, ch);
-  }
-
-  /**
-   * Runs one repair of a held channel, and again while store resyncs came during the
-   * last run (they coalesce), then releases the live events held meanwhile (applied without another
-   * repair: a gap still left is reported to subscribers as a Gap reset rather than
-   * retried forever).
-   */
-  private async repair(
-    orderId: string,
-    ch: OrderChannel,
-    work: () => Promise<void>,
-  ): Promise<void> {
-    for (let next: (() => Promise<void>) | undefined = work; next !== undefined;) {
-      try {
-        await next();
-      } catch {
-        // The store is unreachable again: what is held goes out as it is (a gap becomes
-        // an explicit reset), and the next resync repairs what is still missing.
-      }
-      if (this.channels.get(orderId) !== ch) return; // stopped or evicted meanwhile
-      const kind = ch.resyncPending;
-      ch.resyncPending = undefined;
-      next = kind === undefined ? undefined : () => this.resyncWork(orderId, ch, kind);
-    }
-    const held = ch.held ?? [];
-    ch.held = undefined;
-    for (const e of held) this.apply(ch, e);
-  }
-
-  /** Applies the store's history after this channel's last seq. */
-  private async backfill(orderId: string, ch: OrderChannel): Promise<void> {
-    this.stats.backfills++;
-    const events = await this.store.readHistory(orderId, ch.state.lastSeq);
-    if (this.channels.get(orderId) !== ch || events === undefined) return;
-    const before = this.stats.eventsIngested;
-    for (const e of events) this.apply(ch, e);
-    this.stats.eventsBackfilled += this.stats.eventsIngested - before;
-  }
-
-  /**
-   * After a reconnect that kept the store's data: backfill, unless this order lost it.
-   * The store may also hold other events under seqs this instance delivered: a Redis
-   * Cluster master that failed over loses writes it had acknowledged (and published)
-   * before its replica got them, and the new master hands those seqs to new events. The
-   * seq alone cannot tell, the event's publish time can: one history read from this
-   * instance's last seq both checks it and carries what was missed.
-   */
-  private async catchUp(orderId: string, ch: OrderChannel): Promise<void> {
-    const stored = await this.store.getSnapshot(orderId);
-    if (this.channels.get(orderId) !== ch) return;
-    const local = ch.state.lastSeq;
-    // Behind what this instance already delivered: the order's data is gone (a cluster
-    // node that restarted empty), even though the store as a whole kept its epoch.
-    if (stored === undefined ? local > 0 : stored.lastSeq < local) {
-      this.resetChannel(ch, stored);
-      return;
-    }
-    if (stored === undefined) return;
-    const mine = ch.ring.last();
-    if (mine === undefined || mine.seq !== local) {
-      if (stored.lastSeq > local) await this.backfill(orderId, ch);
-      return;
-    }
-    this.stats.backfills++;
-    const events = await this.store.readHistory(orderId, local - 1);
-    if (this.channels.get(orderId) !== ch || events === undefined) return;
-    if (events[0]?.seq === local && events[0].publishedAtUs !== mine.publishedAtUs) {
-      this.resetChannel(ch, stored);
-      return;
-    }
-    const before = this.stats.eventsIngested;
-    for (const e of events) this.apply(ch, e);
-    this.stats.eventsBackfilled += this.stats.eventsIngested - before;
-  }
-
-  private resetChannel(ch: OrderChannel, stored: OrderSnapshot | undefined): void {
-    ch.ring.clear();
-    this.resetSubscribers(ch, stored);
-  }
-
-  /** After the store lost its data: every subscriber is told, with the store's state now. */
-  private async resetFromStore(orderId: string, ch: OrderChannel): Promise<void> {
-    const stored = await this.store.getSnapshot(orderId);
-    if (this.channels.get(orderId) !== ch) return;
-    this.resetSubscribers(ch, stored);
-  }
-
-  /**
-   * Replaces every subscriber's view with `stored` (a Gap reset). When the store no
-   * longer knows the order, the reset carries the last known state with lastSeq 0: seqs
-   * start again at 1 if the order is published anew, and the client is told so.
-   */
-  private resetSubscribers(ch: OrderChannel, stored: OrderSnapshot | undefined): void {
-    const previous = ch.state.snapshot();
-    ch.state.replace(stored);
-    const snapshot = stored ?? (previous ? { ...previous, lastSeq: 0 } : undefined);
-    if (snapshot === undefined) return;
-    for (const s of [...ch.subscribers]) s.resetTo(ResetReason.Gap, snapshot);
-  }
-
   private defaultMaxAgeMs(): number {
     const { maxStreamAgeMs, maxStreamAgeJitterMs } = this.options;
     if (maxStreamAgeMs <= 0) return 0;
@@ -444,7 +323,7 @@ export class OrderEventBus {
   }
 
   /** The order's current state (from the bus when it has it, else from the store). */
-  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+  async getSnapshot(orderId: string): Promise<S | undefined> {
     return this.channels.get(orderId)?.state.snapshot() ?? this.store.getSnapshot(orderId);
   }
 
@@ -454,13 +333,13 @@ export class OrderEventBus {
    * The view returned is the store's answer either way (fixed, not the live state).
    * @throws GatewayError NotFound for an order the store does not have.
    */
-  private async readOpening(orderId: string, ch: OrderChannel): Promise<OrderState> {
+  private async readOpening(orderId: string, ch: OrderChannel<E, S>): Promise<OrderState<E, S>> {
     const stored = await this.store.getSnapshot(orderId);
     if (stored === undefined) {
       throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
     }
     if (!ch.state.known) ch.state.replace(stored);
-    return new OrderState(stored);
+    return new OrderState(this.store.domain, stored);
   }
 
   /**
@@ -474,11 +353,11 @@ export class OrderEventBus {
    * poll.
    */
   private async replay(
-    ch: OrderChannel,
+    ch: OrderChannel<E, S>,
     orderId: string,
     afterSeq: number,
-    opened: OrderState,
-  ): Promise<Replay> {
+    opened: OrderState<E, S>,
+  ): Promise<Replay<E, S>> {
     if (afterSeq > opened.lastSeq) {
       return this.replayAhead(orderId, afterSeq, snapshotOf(opened));
     }
@@ -505,11 +384,7 @@ export class OrderEventBus {
    * delivers to each instance on its own schedule): the store, not this feed, tells
    * whether the seq exists. Only a seq the store has not reached either gets a reset.
    */
-  private async replayAhead(
-    orderId: string,
-    afterSeq: number,
-    local: OrderSnapshot,
-  ): Promise<Replay> {
+  private async replayAhead(orderId: string, afterSeq: number, local: S): Promise<Replay<E, S>> {
     const stored = await this.store.getSnapshot(orderId);
     if (stored === undefined || stored.lastSeq < afterSeq) {
       return this.reset(ResetReason.AheadOfLastSeq, stored ?? local);
@@ -517,7 +392,11 @@ export class OrderEventBus {
     if (stored.lastSeq === afterSeq) {
       // Later copies from this feed are at or below the cursor and skipped as duplicates,
       // so a terminal status here must finish the stream now.
-      return { backlog: [], cursor: afterSeq, finished: isTerminalStatus(stored.status) };
+      return {
+        backlog: [],
+        cursor: afterSeq,
+        finished: this.store.domain.isTerminalSnapshot(stored),
+      };
     }
     const events = await this.store.readHistory(orderId, afterSeq);
     return this.replayEvents(events, afterSeq) ?? this.reset(ResetReason.BeyondRetention, stored);
@@ -525,31 +404,31 @@ export class OrderEventBus {
 
   /** The events after `afterSeq`; undefined when they do not follow it (a reset is due). */
   private replayEvents(
-    events: readonly OrderEvent[] | undefined,
+    events: readonly E[] | undefined,
     afterSeq: number,
-  ): Replay | undefined {
+  ): Replay<E, S> | undefined {
     if (events === undefined || events.length === 0 || events[0].seq !== afterSeq + 1) {
       return undefined;
     }
     this.stats.eventsReplayed += events.length;
     return {
-      backlog: events.map(itemOf),
+      backlog: events.map((e) => domainItem(this.store.domain, e)),
       cursor: events[events.length - 1].seq,
     };
   }
 
-  private reset(reason: ResetReason, snapshot: OrderSnapshot): Replay {
+  private reset(reason: ResetReason, snapshot: S): Replay<E, S> {
     this.stats.resets[reason]++;
     return { backlog: [{ kind: 'reset', reset: { reason, snapshot } }], cursor: snapshot.lastSeq };
   }
 
-  private channel(orderId: string): OrderChannel {
+  private channel(orderId: string): OrderChannel<E, S> {
     let ch = this.channels.get(orderId);
     if (ch === undefined) {
       ch = {
         ring: new ReplayRing(this.options.ringSize, this.options.ringMaxAgeMs),
         subscribers: new Set(),
-        state: new OrderState(),
+        state: new OrderState(this.store.domain),
         watching: this.store.watch?.(orderId),
       };
       // Handled by every open that awaits it; this keeps a rejection nobody awaits quiet.
@@ -559,7 +438,7 @@ export class OrderEventBus {
     return ch;
   }
 
-  private release(orderId: string, sub: Subscriber): void {
+  private release(orderId: string, sub: Subscriber<E, S>): void {
     const ch = this.channels.get(orderId);
     if (ch?.subscribers.delete(sub)) {
       ch.fanout = undefined;
@@ -577,7 +456,7 @@ export class OrderEventBus {
   }
 
   /** The channel goes after `channelIdleMs` unless a subscriber arrives (open() stops it). */
-  private evictWhenIdle(orderId: string, ch: OrderChannel): void {
+  private evictWhenIdle(orderId: string, ch: OrderChannel<E, S>): void {
     clearTimeout(ch.evictTimer);
     ch.evictTimer = setTimeout(() => {
       if (this.channels.get(orderId) === ch && ch.subscribers.size === 0) this.forget(orderId, ch);
@@ -586,7 +465,7 @@ export class OrderEventBus {
   }
 
   /** Drops a channel and, with a routing store, its subscription. */
-  private forget(orderId: string, ch: OrderChannel): void {
+  private forget(orderId: string, ch: OrderChannel<E, S>): void {
     clearTimeout(ch.evictTimer);
     if (this.channels.get(orderId) !== ch) return;
     this.channels.delete(orderId);
@@ -595,7 +474,7 @@ export class OrderEventBus {
 }
 
 /** The snapshot of a state known to hold one (the opening view of an order that exists). */
-function snapshotOf(state: OrderState): OrderSnapshot {
+function snapshotOf<E extends DomainEvent, S extends DomainSnapshot>(state: OrderState<E, S>): S {
   const snapshot = state.snapshot();
   if (snapshot === undefined) throw new Error('an opened order has no state');
   return snapshot;

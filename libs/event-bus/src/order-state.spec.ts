@@ -1,57 +1,59 @@
-import {
-  OrderStatus,
-  snapshotAfter,
-  type OrderEvent,
-  type OrderSnapshot,
-  type Tracking,
-} from '@app/contracts';
 import fc from 'fast-check';
 import { OrderState } from './order-state';
+import {
+  isTerminalPhase,
+  JOB_DOMAIN,
+  jobAfter,
+  JobPhase,
+  type JobEvent,
+  type JobSnapshot,
+} from './testing/fixture-domain';
 
-const BASE: OrderSnapshot = {
+const BASE: JobSnapshot = {
   orderId: 'o-1',
-  status: OrderStatus.Shipped,
+  phase: JobPhase.Building,
   lastSeq: 4,
   updatedAtUs: 1_000,
-  tracking: { location: { lat: 1, lon: 2 }, etaMs: 5_000 },
+  percent: 30,
   ownerId: 'customer-1',
 };
 
-const STATUSES = [OrderStatus.Shipped, OrderStatus.OutForDelivery, OrderStatus.Delivered];
+const PHASES = [JobPhase.Building, JobPhase.Testing, JobPhase.Done];
 
 /** What the state is read with or given, in turn. */
 type Op =
-  | { readonly op: 'status'; readonly status: OrderStatus }
-  | { readonly op: 'tracking'; readonly lat: number }
+  | { readonly op: 'phase'; readonly phase: JobPhase }
+  | { readonly op: 'progress'; readonly percent: number }
   | { readonly op: 'read' }
   | { readonly op: 'replace'; readonly withBase: boolean };
 
 const ops = fc.array(
   fc.oneof(
-    fc.record({ op: fc.constant('status' as const), status: fc.constantFrom(...STATUSES) }),
-    fc.record({ op: fc.constant('tracking' as const), lat: fc.integer({ min: -90, max: 90 }) }),
+    fc.record({ op: fc.constant('phase' as const), phase: fc.constantFrom(...PHASES) }),
+    fc.record({ op: fc.constant('progress' as const), percent: fc.integer({ min: 0, max: 100 }) }),
     fc.constant({ op: 'read' as const }),
     fc.record({ op: fc.constant('replace' as const), withBase: fc.boolean() }),
   ),
   { maxLength: 60 },
 );
 
-function eventFor(op: Op, seq: number, status: OrderStatus): OrderEvent {
+function eventFor(op: Op, seq: number, phase: JobPhase): JobEvent {
   const common = { orderId: 'o-1', seq, publishedAtUs: 1_000 + seq };
-  if (op.op === 'tracking') {
-    const tracking: Tracking = { location: { lat: op.lat, lon: 3 }, etaMs: 9_000 + seq };
-    return { ...common, status, ...tracking };
-  }
-  return { ...common, status: op.op === 'status' ? op.status : status };
+  if (op.op === 'progress') return { ...common, phase, percent: op.percent };
+  return { ...common, phase: op.op === 'phase' ? op.phase : phase };
+}
+
+function phaseOf(state: OrderState<JobEvent, JobSnapshot>): JobPhase | undefined {
+  return state.newestEvent?.phase ?? state.base?.phase;
 }
 
 describe('OrderState', () => {
-  it('reads as snapshotAfter applied to every event in turn, whenever it is read', () => {
+  it("reads as the domain's fold applied to every event in turn, whenever it is read", () => {
     fc.assert(
       fc.property(ops, fc.boolean(), fc.boolean(), (list, startKnown, withOwner) => {
         const ownerId = withOwner ? 'customer-1' : undefined;
-        const state = new OrderState(startKnown ? BASE : undefined, ownerId);
-        let expected: OrderSnapshot | undefined = startKnown ? BASE : undefined;
+        const state = new OrderState(JOB_DOMAIN, startKnown ? BASE : undefined, ownerId);
+        let expected: JobSnapshot | undefined = startKnown ? BASE : undefined;
         for (const op of list) {
           if (op.op === 'read') {
             expect(state.snapshot()).toStrictEqual(expected);
@@ -61,12 +63,15 @@ describe('OrderState', () => {
             expected = op.withBase ? BASE : undefined;
             state.replace(expected);
           } else {
-            const event = eventFor(op, state.lastSeq + 1, state.status ?? OrderStatus.Created);
-            expected = snapshotAfter(expected, event, ownerId);
+            const event = eventFor(op, state.lastSeq + 1, phaseOf(state) ?? JobPhase.Queued);
+            expected = jobAfter(expected, event, ownerId);
             state.apply(event);
           }
           expect(state.lastSeq).toBe(expected?.lastSeq ?? 0);
-          expect(state.status).toBe(expected?.status);
+          expect(phaseOf(state)).toBe(expected?.phase);
+          expect(state.terminal).toBe(
+            expected === undefined ? undefined : isTerminalPhase(expected.phase),
+          );
           expect(state.known).toBe(expected !== undefined);
         }
         expect(state.snapshot()).toStrictEqual(expected);
@@ -75,15 +80,15 @@ describe('OrderState', () => {
   });
 
   it('builds no snapshot while nobody reads it, then one shared by every reader', () => {
-    const state = new OrderState(BASE);
+    const state = new OrderState(JOB_DOMAIN, BASE);
     const before = state.snapshot();
-    state.apply({ orderId: 'o-1', seq: 5, status: OrderStatus.Shipped, publishedAtUs: 2_000 });
+    state.apply({ orderId: 'o-1', seq: 5, phase: JobPhase.Testing, publishedAtUs: 2_000 });
     expect(state.lastSeq).toBe(5);
     const after = state.snapshot();
     expect(after).not.toBe(before);
     expect(state.snapshot()).toBe(after);
-    expect(after).toMatchObject({ lastSeq: 5, tracking: BASE.tracking });
-    // The bus's state carries no owner once it has applied an event, as snapshotAfter.
+    expect(after).toMatchObject({ lastSeq: 5, percent: BASE.percent });
+    // The bus's state carries no owner once it has applied an event, as the fold without one.
     expect(after).not.toHaveProperty('ownerId');
   });
 });

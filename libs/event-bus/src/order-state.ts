@@ -1,42 +1,40 @@
 import {
-  isTrackingUpdate,
-  snapshotAfter,
-  type OrderEvent,
-  type OrderSnapshot,
-  type OrderStatus,
-  type TrackingUpdated,
+  kindIndexOf,
+  type DomainEvent,
+  type DomainSnapshot,
+  type StreamDomain,
 } from '@app/contracts';
 
 /**
- * One order's state as its events are applied, built into an `OrderSnapshot` only when
- * somebody reads it. The store and the bus apply every published event, but on the hot
- * path they only need the last seq and status, so building the snapshot (and its
- * tracking object) for each event would be garbage per delivery. Applying keeps a reference to the
- * event instead; `snapshot()` folds what was applied since the last read.
+ * One stream's state as its events are applied, built into a snapshot only when somebody
+ * reads it. The store and the bus apply every published event, but on the hot path they
+ * only need the last seq and whether the stream is finished, so folding each event into
+ * a snapshot would be garbage per delivery. Applying keeps a reference to the newest
+ * event of each kind instead; `snapshot()` folds them, oldest first, when read.
  *
- * The fold is exact: a snapshot takes every field but `tracking` from the newest event,
- * and `tracking` from the newest tracking update (or from the base when none came since),
- * so `snapshotAfter(snapshotAfter(base, newestTracking), newest)` equals `snapshotAfter`
- * applied to every event in turn (order-state.spec.ts checks it against that fold).
+ * The fold is exact because a domain's fold depends only on the newest event of each
+ * kind (`StreamDomain.fold`); order-state.spec.ts checks it against folding every event.
  */
-export class OrderState {
+export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
   /** The snapshot as of the last read or replacement. */
-  private built: OrderSnapshot | undefined;
+  private built: S | undefined;
   /** The newest event applied since `built`, if any. */
-  private newest: OrderEvent | undefined;
-  /** The newest tracking update applied since `built`, if any. */
-  private newestTracking: TrackingUpdated | undefined;
+  private newest: E | undefined;
+  /** The newest event of each kind applied since `built` (by `domain.kinds` index). */
+  private readonly newestOfKind: (E | undefined)[];
 
   /**
    * @param base the state to start from (undefined: nothing known yet)
    * @param ownerId carried on every snapshot built (the store's keep the owner; the bus's
-   *   do not, as `snapshotAfter` without one)
+   *   do not, as `fold` without one)
    */
   constructor(
-    base?: OrderSnapshot,
+    private readonly domain: StreamDomain<E, S>,
+    base?: S,
     readonly ownerId?: string,
   ) {
     this.built = base;
+    this.newestOfKind = new Array<E | undefined>(domain.kinds.length).fill(undefined);
   }
 
   /** Whether any state is known (a base or an applied event). */
@@ -49,36 +47,55 @@ export class OrderState {
     return this.newest?.seq ?? this.built?.lastSeq ?? 0;
   }
 
-  /** The status after the newest event; undefined when nothing is known. */
-  get status(): OrderStatus | undefined {
-    return this.newest?.status ?? this.built?.status;
+  /** The newest event applied since the last read, if any (the store reads its fields). */
+  get newestEvent(): E | undefined {
+    return this.newest;
+  }
+
+  /** The snapshot as of the last read or replacement, without folding what came since. */
+  get base(): S | undefined {
+    return this.built;
+  }
+
+  /** Whether the stream is finished; undefined when nothing is known. */
+  get terminal(): boolean | undefined {
+    if (this.newest !== undefined) return this.domain.isTerminal(this.newest);
+    return this.built === undefined ? undefined : this.domain.isTerminalSnapshot(this.built);
   }
 
   /** Applies the next event (the caller has checked that it follows `lastSeq`). */
-  apply(event: OrderEvent): void {
+  apply(event: E): void {
     this.newest = event;
-    if (isTrackingUpdate(event)) this.newestTracking = event;
+    if (this.newestOfKind.length > 1) this.newestOfKind[kindIndexOf(this.domain, event)] = event;
   }
 
   /** Replaces the state with `snapshot` (a store's answer after a repair, or nothing). */
-  replace(snapshot: OrderSnapshot | undefined): void {
+  replace(snapshot: S | undefined): void {
     this.built = snapshot;
     this.newest = undefined;
-    this.newestTracking = undefined;
+    this.newestOfKind.fill(undefined);
   }
 
   /** The state as a snapshot; one object per change, shared by every reader until the next. */
-  snapshot(): OrderSnapshot | undefined {
+  snapshot(): S | undefined {
     const newest = this.newest;
     if (newest === undefined) return this.built;
     let base = this.built;
-    const tracking = this.newestTracking;
-    if (tracking !== undefined && tracking !== newest) {
-      base = snapshotAfter(base, tracking, this.ownerId);
+    // The newest of each other kind, oldest first (no array: this runs per read), then
+    // the newest event.
+    for (let after = 0; ;) {
+      let next: E | undefined;
+      for (const e of this.newestOfKind) {
+        if (e === undefined || e === newest || e.seq <= after) continue;
+        if (next === undefined || e.seq < next.seq) next = e;
+      }
+      if (next === undefined) break;
+      base = this.domain.fold(base, next, this.ownerId);
+      after = next.seq;
     }
-    this.built = snapshotAfter(base, newest, this.ownerId);
+    this.built = this.domain.fold(base, newest, this.ownerId);
     this.newest = undefined;
-    this.newestTracking = undefined;
+    this.newestOfKind.fill(undefined);
     return this.built;
   }
 }

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { cursorAfter, OrderStatus, ResetReason, type StreamItem } from '@app/contracts';
+import { cursorAfter, ResetReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { OrderEventBus } from './event-bus';
 import { ControlledStore, event, RecordingSink } from './testing/bus-fixtures';
+import { JOB_DOMAIN, JobPhase, type JobItem } from './testing/fixture-domain';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 
 /**
@@ -32,15 +33,15 @@ interface Followed {
  * or reset, in order, with no duplicate. (Two skipped items may follow each other when
  * the first left the queue before the second was made; inside the queue they merge.)
  */
-function follow(items: readonly StreamItem[], start: number): Followed {
+function follow(items: readonly JobItem[], start: number): Followed {
   const cursors = [start];
   let cursor = start;
   let events = 0;
   let skipped = 0;
   for (const it of items) {
     switch (it.kind) {
-      case 'event':
-        expect(it.event.seq).toBe(cursor + 1);
+      case 'step':
+        expect(it.step.seq).toBe(cursor + 1);
         events++;
         break;
       case 'skipped':
@@ -74,26 +75,26 @@ describe('BoundedQueue overflow properties (capacity 1-4, hundreds of operations
   const script = fc.array(op, { minLength: 100, maxLength: 400 });
 
   function run(cap: number, p: OverflowPolicy, ops: readonly Op[]) {
-    const q = new BoundedQueue(cap, p);
-    const received: StreamItem[] = [];
+    const q = new BoundedQueue(cap, p, JOB_DOMAIN);
+    const received: JobItem[] = [];
     /** The queue's whole content at each `drain`: adjacent markers must have merged. */
-    const snapshots: StreamItem[][] = [];
+    const snapshots: JobItem[][] = [];
     const resetSeqs: number[] = [];
     let seq = 0;
     let refused = false;
     for (const o of ops) {
       if (o === 'shift') {
         const it = q.shift();
-        if (it) received.push(it);
+        if (it) received.push(it as JobItem);
       } else if (o === 'drain') {
-        const all: StreamItem[] = [];
-        for (let it = q.shift(); it !== undefined; it = q.shift()) all.push(it);
+        const all: JobItem[] = [];
+        for (let it = q.shift(); it !== undefined; it = q.shift()) all.push(it as JobItem);
         snapshots.push(all);
         received.push(...all);
       } else {
         // A gap reset, as the subscriber makes one for events lost upstream.
         const next = o === 'gap' ? seq + 3 : seq + 1;
-        const item: StreamItem =
+        const item: JobItem =
           o === 'gap'
             ? {
                 kind: 'reset',
@@ -101,13 +102,13 @@ describe('BoundedQueue overflow properties (capacity 1-4, hundreds of operations
                   reason: ResetReason.Gap,
                   snapshot: {
                     orderId: 'o',
-                    status: OrderStatus.Paid,
+                    phase: JobPhase.Building,
                     lastSeq: next,
                     updatedAtUs: 0,
                   },
                 },
               }
-            : { kind: 'event', event: event('o', next) };
+            : { kind: 'step', step: event('o', next) };
         if (!q.offer(item).accepted) {
           refused = true;
           break;
@@ -117,7 +118,7 @@ describe('BoundedQueue overflow properties (capacity 1-4, hundreds of operations
       }
       expect(q.length).toBeLessThanOrEqual(cap);
     }
-    for (let it = q.shift(); it !== undefined; it = q.shift()) received.push(it);
+    for (let it = q.shift(); it !== undefined; it = q.shift()) received.push(it as JobItem);
     return { received, seq, refused, resetSeqs, snapshots };
   }
 
@@ -214,7 +215,7 @@ describe('Subscriber overflow properties through the bus (capacity 1-4, hundreds
                 // The live queue stays within capacity (the replay backlog is at most `initial`).
                 expect(sub.pending).toBeLessThanOrEqual(cap + initial);
               }
-              if (terminal) store.publishNow('o', OrderStatus.Delivered);
+              if (terminal) store.publishNow('o', JobPhase.Done);
               blocked = false;
               while (sink.fireDrain());
               const last = store.lastSeq('o');
@@ -237,7 +238,7 @@ describe('Subscriber overflow properties through the bus (capacity 1-4, hundreds
               const from = cursors[Math.floor(resumeAt * (cursors.length - 1))];
               const again = new RecordingSink();
               await bus.open('o', from, again, { transport: 'resume', queueCapacity: 1_024 });
-              expect(again.items.every((it) => it.kind === 'event')).toBe(true);
+              expect(again.items.every((it) => it.kind === 'step')).toBe(true);
               follow(again.items, from);
               expect(again.seqs.at(-1) ?? from).toBe(last);
               sub.close();

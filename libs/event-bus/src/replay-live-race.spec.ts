@@ -1,9 +1,15 @@
 import fc from 'fast-check';
-import { OrderStatus, ResetReason, StreamEndReason } from '@app/contracts';
+import { ResetReason, StreamEndReason } from '@app/contracts';
+import type { StreamStore } from '@app/store/stream-store';
 import { OrderEventBus } from './event-bus';
-import { InMemoryOrderStore } from './in-memory-order-store';
-import type { OrderStore } from './order-store';
-import { ControlledStore, RecordingSink } from './testing/bus-fixtures';
+import { ControlledStore, inMemoryJobStore, RecordingSink } from './testing/bus-fixtures';
+import {
+  JobPhase,
+  publishPhaseSync,
+  publishProgressSync,
+  type JobEvent,
+  type JobSnapshot,
+} from './testing/fixture-domain';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 import {
   macrotask,
@@ -28,7 +34,11 @@ const RING_SIZE = 4;
 interface Backend {
   readonly name: string;
   readonly hasHistory: boolean;
-  make(): { inner: OrderStore; publish: (status: OrderStatus) => number; lastSeq: () => number };
+  make(): {
+    inner: StreamStore<JobEvent, JobSnapshot>;
+    publish: (phase: JobPhase) => number;
+    lastSeq: () => number;
+  };
 }
 
 const BACKENDS: readonly Backend[] = [
@@ -39,36 +49,33 @@ const BACKENDS: readonly Backend[] = [
       const inner = new ControlledStore();
       return {
         inner,
-        publish: (status) => inner.publishNow(ORDER, status).seq,
+        publish: (phase) => inner.publishNow(ORDER, phase).seq,
         lastSeq: () => inner.lastSeq(ORDER),
       };
     },
   },
   {
-    // Keeps each order's last events itself (256 by default): more than this spec needs.
-    // It enforces the life cycle, so the spec's stream of `paid` becomes what a real one
-    // is: the order ships, then tracking updates follow (both kinds share the seqs).
+    // Keeps each stream's last events itself (256 by default): more than this spec needs.
+    // It enforces the life cycle, so the spec's stream of `building` becomes what a real
+    // one is: the job starts building, then progress reports follow (both kinds share the
+    // seqs).
     name: 'the in-memory store',
     hasHistory: true,
     make() {
-      const inner = new InMemoryOrderStore();
+      const inner = inMemoryJobStore();
       let last = 0;
-      let shipped = false;
-      const next = (status: OrderStatus): number => {
-        if (status !== OrderStatus.Paid) return inner.publishSync({ orderId: ORDER, status }).seq;
-        if (!shipped) {
-          shipped = true;
-          return inner.publishSync({ orderId: ORDER, status: OrderStatus.Shipped }).seq;
+      let building = false;
+      const next = (phase: JobPhase): number => {
+        // The first `building` starts the build; the later ones are progress reports.
+        if (phase === JobPhase.Building && building) {
+          return publishProgressSync(inner, ORDER, last % 100).seq;
         }
-        return inner.publishTrackingSync({
-          orderId: ORDER,
-          location: { lat: 1, lon: 2 },
-          etaMs: last + 1,
-        }).seq;
+        if (phase === JobPhase.Building) building = true;
+        return publishPhaseSync(inner, ORDER, phase).seq;
       };
       return {
         inner,
-        publish: (status) => (last = next(status)),
+        publish: (phase) => (last = next(phase)),
         lastSeq: () => last,
       };
     },
@@ -104,19 +111,19 @@ async function runStaged({ backend, reach, when, count, terminal }: Staged): Pro
   const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
   if (reach !== 'fresh') bus.start();
   try {
-    publish(OrderStatus.Created);
+    publish(JobPhase.Queued);
     // The bus keeps a channel (ring and snapshot) only for an order someone here follows:
     // an earlier subscriber makes this instance one that has seen the order.
     const warm = reach === 'fresh' ? undefined : await bus.open(ORDER, 0, new RecordingSink());
     store.reached.length = 0;
-    for (let i = 1; i < INITIAL; i++) publish(OrderStatus.Paid);
+    for (let i = 1; i < INITIAL; i++) publish(JobPhase.Building);
     // A fresh instance starts following the feed now: it has not seen the order yet.
     if (reach === 'fresh') bus.start();
     let staged = false;
     const stage = () => {
       staged = true;
       for (let i = 1; i <= count; i++)
-        publish(terminal && i === count ? OrderStatus.Delivered : OrderStatus.Paid);
+        publish(terminal && i === count ? JobPhase.Done : JobPhase.Building);
     };
     store.hook = (point) => {
       if (point === when && !staged) stage();
@@ -130,8 +137,8 @@ async function runStaged({ backend, reach, when, count, terminal }: Staged): Pro
     expect(staged).toBe(true);
     expect(store.reached).toEqual(READS[reach]);
     if (!terminal) {
-      publish(OrderStatus.Paid);
-      publish(OrderStatus.Paid);
+      publish(JobPhase.Building);
+      publish(JobPhase.Building);
     }
     await macrotask();
 
@@ -199,8 +206,8 @@ describe('the replay/live race, with store reads that yield', () => {
             const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
             if (!fresh) bus.start();
             try {
-              publish(OrderStatus.Created);
-              for (let i = 1; i < initial; i++) publish(OrderStatus.Paid);
+              publish(JobPhase.Queued);
+              for (let i = 1; i < initial; i++) publish(JobPhase.Building);
               if (fresh) bus.start();
               // The publisher: `perTurn` events every macrotask until `live` are out, the
               // last one terminal when asked; it runs while the subscribers' reads wait.
@@ -209,9 +216,7 @@ describe('the replay/live race, with store reads that yield', () => {
                 while (published < live) {
                   for (let i = 0; i < perTurn && published < live; i++) {
                     published++;
-                    publish(
-                      terminal && published === live ? OrderStatus.Delivered : OrderStatus.Paid,
-                    );
+                    publish(terminal && published === live ? JobPhase.Done : JobPhase.Building);
                   }
                   await macrotask();
                 }

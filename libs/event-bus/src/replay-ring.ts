@@ -1,11 +1,11 @@
-import type { OrderEvent } from '@app/contracts';
+import type { DomainEvent } from '@app/contracts';
 
 /**
  * The last `capacity` events of one order, contiguous in seq, for resume. Events older
  * than `maxAgeMs` are pruned lazily (on push and on read), so an idle order costs no timer.
  */
-export class ReplayRing {
-  private readonly buf: (OrderEvent | undefined)[];
+export class ReplayRing<E extends DomainEvent> {
+  private readonly buf: (E | undefined)[];
   private head = 0; // index of the oldest event
   private count = 0;
 
@@ -29,12 +29,12 @@ export class ReplayRing {
   }
 
   /** The newest retained event, or undefined when empty. */
-  last(): OrderEvent | undefined {
+  last(): E | undefined {
     return this.count === 0 ? undefined : this.at(this.count - 1);
   }
 
   /** Appends an event; the caller guarantees seq continuity (or calls `clear()` first). */
-  push(event: OrderEvent): void {
+  push(event: E): void {
     if (this.count === this.capacity) {
       this.buf[this.head] = undefined;
       this.head = (this.head + 1) % this.capacity;
@@ -56,20 +56,20 @@ export class ReplayRing {
    * (the caller must then look elsewhere or reset the client). An empty array means the
    * client is up to date.
    */
-  after(afterSeq: number, nowUs: number): OrderEvent[] | undefined {
+  after(afterSeq: number, nowUs: number): E[] | undefined {
     this.prune(nowUs);
     if (this.count === 0) return undefined;
     const first = this.at(0).seq;
     const last = this.at(this.count - 1).seq;
     if (afterSeq >= last) return [];
     if (afterSeq + 1 < first) return undefined;
-    const out: OrderEvent[] = [];
+    const out: E[] = [];
     for (let i = afterSeq + 1 - first; i < this.count; i++) out.push(this.at(i));
     return out;
   }
 
-  private at(i: number): OrderEvent {
-    return this.buf[(this.head + i) % this.capacity] as OrderEvent;
+  private at(i: number): E {
+    return this.buf[(this.head + i) % this.capacity] as E;
   }
 
   private prune(nowUs: number): void {

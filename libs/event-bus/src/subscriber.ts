@@ -1,19 +1,21 @@
 import {
+  domainItem,
   eventOf,
-  isTerminalStatus,
-  itemOf,
+  isReset,
+  isSkipped,
   ResetReason,
-  snapshotAfter,
   StreamEndReason,
-  type OrderEvent,
-  type OrderSnapshot,
-  type StreamItem,
+  type DomainEvent,
+  type DomainSnapshot,
+  type StreamDomain,
+  type StreamItemOf,
 } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import type { OverflowPolicy } from './bus-options';
 import type { BusStats, DeliveryCounter } from './bus-stats';
 import type { DeadlineEntry, DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
+import type { DeliveryTrace } from './delivery-tracer';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
 export interface BusSubscription {
@@ -30,16 +32,23 @@ export interface BusSubscription {
 }
 
 /** What subscribers need of the bus that made them: one object per bus, shared by all. */
-export interface SubscriberHost {
+export interface SubscriberHost<E extends DomainEvent, S extends DomainSnapshot> {
+  /** The terminal rule and the fold of the events this bus carries. */
+  readonly domain: StreamDomain<E, S>;
   readonly stats: BusStats;
   /** Max-age and token-expiry deadlines of every subscription, on one timer. */
   readonly deadlines: DeadlineQueue;
   /** Takes a subscriber that closed or ended off its order's channel. */
-  release(s: Subscriber): void;
+  release(s: Subscriber<E, S>): void;
+  /**
+   * The trace of the event being fanned out right now, set by the bus for a traced event
+   * only: untraced deliveries pay one property read.
+   */
+  delivering: DeliveryTrace<E> | undefined;
 }
 
 /** The backlog of a subscriber that has none: one shared empty array. */
-const NO_ITEMS: readonly StreamItem[] = Object.freeze([]);
+const NO_ITEMS: readonly never[] = Object.freeze([]);
 
 /**
  * One subscription: a replay backlog (what the client missed, never dropped, at most a
@@ -55,10 +64,12 @@ const NO_ITEMS: readonly StreamItem[] = Object.freeze([]);
  * While the replay is being read (`replaying`), live events are parked in the queue and
  * trimmed against the replay when it arrives, which closes the replay/live race.
  */
-export class Subscriber implements BusSubscription, DeadlineEntry {
+export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
+  implements BusSubscription, DeadlineEntry
+{
   private cursor = 0;
   private replaying = true;
-  private backlog: readonly StreamItem[] = NO_ITEMS;
+  private backlog: readonly StreamItemOf<E, S>[] = NO_ITEMS;
   private backlogIndex = 0;
   private waitingForDrain = false;
   private completing = false;
@@ -74,21 +85,25 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
    */
   deadlineSlot = -1;
   deadlineAtMs = Infinity;
-  private readonly queue: BoundedQueue;
+  private readonly queue: BoundedQueue<E, S>;
   private readonly stats: BusStats;
   private readonly delivered: DeliveryCounter;
 
   constructor(
     readonly orderId: string,
     readonly transport: string,
-    private readonly sink: DeliverySink,
+    private readonly sink: DeliverySink<E, S>,
     capacity: number,
     private readonly policy: OverflowPolicy,
-    private readonly host: SubscriberHost,
+    private readonly host: SubscriberHost<E, S>,
   ) {
-    this.queue = new BoundedQueue(capacity, policy);
+    this.queue = new BoundedQueue(capacity, policy, host.domain);
     this.stats = host.stats;
     this.delivered = host.stats.deliveryCounter(transport);
+  }
+
+  private itemOf(event: E): StreamItemOf<E, S> {
+    return domainItem(this.host.domain, event);
   }
 
   get pending(): number {
@@ -99,11 +114,11 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
     return this.closed;
   }
 
-  /** Called by the bus for every live event of this order (either kind), in seq order. */
-  offerLive(event: OrderEvent): void {
+  /** Called by the bus for every live event of this order (of every kind), in seq order. */
+  offerLive(event: E): void {
     if (this.closed) return;
     if (this.replaying) {
-      this.enqueue(itemOf(event));
+      this.enqueue(this.itemOf(event));
       return;
     }
     if (event.seq <= this.cursor) return;
@@ -112,21 +127,22 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
       this.stats.resets[ResetReason.Gap]++;
       this.enqueue({
         kind: 'reset',
-        reset: { reason: ResetReason.Gap, snapshot: snapshotAfter(undefined, event) },
+        reset: { reason: ResetReason.Gap, snapshot: this.host.domain.fold(undefined, event) },
       });
     } else if (this.pending === 0 && !this.waitingForDrain) {
       // The common case at load: nothing waits ahead of this event, so it goes to the
       // sink without a trip through the queue (a push and a shift that re-grow the
       // queue's array for every event).
       this.cursor = event.seq;
-      if (isTerminalStatus(event.status)) this.completing = true;
-      if (this.deliver(itemOf(event), true) && this.completing) this.end(StreamEndReason.Completed);
+      if (this.host.domain.isTerminal(event)) this.completing = true;
+      if (this.deliver(this.itemOf(event), true) && this.completing)
+        this.end(StreamEndReason.Completed);
       return;
     } else {
-      this.enqueue(itemOf(event));
+      this.enqueue(this.itemOf(event));
     }
     this.cursor = event.seq;
-    if (isTerminalStatus(event.status)) this.completing = true;
+    if (this.host.domain.isTerminal(event)) this.completing = true;
     this.pump();
   }
 
@@ -136,7 +152,7 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
    * that is lower than before. A subscriber still reading its replay has nothing
    * consistent to reconcile with, so it is ended with `max_age` and resumes afresh.
    */
-  resetTo(reason: ResetReason, snapshot: OrderSnapshot): void {
+  resetTo(reason: ResetReason, snapshot: S): void {
     if (this.closed) return;
     if (this.replaying) {
       this.end(StreamEndReason.MaxAge);
@@ -145,7 +161,7 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
     this.stats.resets[reason]++;
     this.enqueue({ kind: 'reset', reset: { reason, snapshot } });
     this.cursor = snapshot.lastSeq;
-    this.completing = snapshot.lastSeq > 0 && isTerminalStatus(snapshot.status);
+    this.completing = snapshot.lastSeq > 0 && this.host.domain.isTerminalSnapshot(snapshot);
     this.pump();
   }
 
@@ -153,7 +169,7 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
    * Ends the replay phase: `backlog` is what the client missed (events, or one reset),
    * `cursor` the last seq it covers, `terminal` whether the order is finished at `cursor`.
    */
-  startLive(backlog: StreamItem[], cursor: number, terminal: boolean): void {
+  startLive(backlog: StreamItemOf<E, S>[], cursor: number, terminal: boolean): void {
     if (this.closed) return;
     this.backlog = backlog;
     this.cursor = cursor;
@@ -229,7 +245,7 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
     this.host.release(this);
   }
 
-  private enqueue(item: StreamItem): void {
+  private enqueue(item: StreamItemOf<E, S>): void {
     const result = this.queue.offer(item);
     if (!result.accepted) {
       this.stats.overflows[this.policy]++;
@@ -243,7 +259,7 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
     }
   }
 
-  private next(): StreamItem | undefined {
+  private next(): StreamItemOf<E, S> | undefined {
     if (this.backlogIndex < this.backlog.length) {
       const item = this.backlog[this.backlogIndex++];
       if (this.backlogIndex === this.backlog.length) {
@@ -272,17 +288,18 @@ export class Subscriber implements BusSubscription, DeadlineEntry {
    * its latency is recorded). False when the subscription closed meanwhile or the sink
    * asked to wait for its drain, which then pumps again.
    */
-  private deliver(item: StreamItem, live: boolean): boolean {
+  private deliver(item: StreamItemOf<E, S>, live: boolean): boolean {
     this.stats.itemsDelivered++;
     this.delivered.count++;
     const accepted = this.sink.write(item);
     const event = live ? eventOf(item) : undefined;
     if (event !== undefined) {
       this.stats.onDeliver?.(this.transport, event.publishedAtUs);
-    } else if (item.kind === 'skipped') {
+      this.host.delivering?.written(this.transport, event);
+    } else if (isSkipped(item)) {
       const { fromSeq, toSeq } = item.skipped;
       this.stats.countSkipped(this.transport, this.policy, toSeq - fromSeq + 1);
-    } else if (item.kind === 'reset' && item.reset.reason === ResetReason.Overflow) {
+    } else if (isReset(item) && item.reset.reason === ResetReason.Overflow) {
       // Counted when delivered: the queue may fold several into one before that.
       this.stats.resets[ResetReason.Overflow]++;
     }

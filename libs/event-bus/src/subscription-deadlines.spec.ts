@@ -1,11 +1,11 @@
-import { OrderStatus, StreamEndReason } from '@app/contracts';
+import { StreamEndReason } from '@app/contracts';
 import { OrderEventBus } from './event-bus';
-import { openPoll } from './poll';
 import { ControlledStore, RecordingSink } from './testing/bus-fixtures';
+import { JobPhase } from './testing/fixture-domain';
 
 /**
- * Every subscription's max age and token expiry, and every held long-poll's wait, are
- * deadlines in the bus's one queue: an idle connection holds no timer of its own (a
+ * Every subscription's max age and token expiry (and every held long-poll's wait, see
+ * poll.spec.ts) are deadlines in the bus's one queue: an idle connection holds no timer of its own (a
  * Timeout, its callback and, for jittered durations, a timer list each).
  */
 describe('subscription deadlines', () => {
@@ -16,7 +16,7 @@ describe('subscription deadlines', () => {
     store = new ControlledStore();
     bus = new OrderEventBus(store, { maxStreamAgeMs: 60_000, maxStreamAgeJitterMs: 30_000 });
     bus.start();
-    for (let i = 0; i < 50; i++) store.publishNow(`o-${i}`, OrderStatus.Created);
+    for (let i = 0; i < 50; i++) store.publishNow(`o-${i}`, JobPhase.Queued);
   });
   afterEach(() => {
     bus.stop();
@@ -47,21 +47,5 @@ describe('subscription deadlines', () => {
     expect(sinks.map((s) => s.ends)).toEqual(sinks.map(() => [StreamEndReason.MaxAge]));
     expect(bus.subscriberCount()).toBe(0);
     expect(bus.deadlines.size).toBe(0);
-  });
-
-  it('held long-polls wait on the same queue and answer empty at their deadline', async () => {
-    const timersBefore = jest.getTimerCount();
-    const answers: number[] = [];
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        openPoll(bus, `o-${i}`, 1, { waitMs: 25_000 }, (r) => answers.push(r.items.length)),
-      ),
-    );
-    expect(jest.getTimerCount() - timersBefore).toBeLessThanOrEqual(1);
-    jest.advanceTimersByTime(24_999);
-    expect(answers).toEqual([]);
-    jest.advanceTimersByTime(1);
-    expect(answers).toEqual(Array.from({ length: 20 }, () => 0));
-    expect(bus.subscriberCount()).toBe(0);
   });
 });

@@ -3,36 +3,28 @@ import { Logger } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { Subject, type Observable } from 'rxjs';
 import {
-  canTransition,
   ErrorCode,
   GatewayError,
-  isOrderStatus,
-  isTerminalStatus,
   nowUs,
-  ORDER_STATUSES,
-  OrderStatus,
-  parseStatusReason,
-  parseTracking,
-  TRACKING_STATUSES,
-  trackingRefusal,
-  transitionRefusal,
-  type OrderEvent,
-  type OrderSnapshot,
-  type OrderStatusChanged,
-  type Tracking,
-  type TrackingUpdated,
+  type AppendOptions,
+  type AppendRule,
+  type DomainAppend,
+  type EventDraft,
+  type StreamDomain,
+  type TraceContext,
 } from '@app/contracts';
+import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import {
+  draftFields,
   EventFeed,
+  eventOf,
   OrderStore,
-  createdOrder,
   replayOf,
-  replayTrackingOf,
   StoreResync,
-  type PublishCommand,
+  TraceContexts,
+  type OrderOwnership,
   type StoreHealth,
-  type TrackingCommand,
-} from '@app/event-bus';
+} from '@app/store';
 import { unavailableOnFailure } from './redis-client';
 import { RedisPing } from './redis-ping';
 import type { LuaScript } from './lua-script';
@@ -43,29 +35,24 @@ import {
   type RedisStoreOptions,
   type ResolvedRedisStoreOptions,
 } from './redis-store-options';
+import { parseTraceMessage, traceMessagePrefix } from './trace-message';
 
 type Client = Redis | Cluster;
 
-/** Snapshot fields the store owns; any other hash field is an extra attribute. */
-const OWN_FIELDS = new Set(['seq', 'status', 'updatedAtUs', 'tracking']);
-/** The statuses a tracking update may be published in, as the publish script reads them. */
-const TRACKING_ALLOWED_FROM = `,${TRACKING_STATUSES.join(',')},`;
+/** Hash fields the store itself writes; any other is the domain's. */
+const OWN_FIELDS = new Set(['seq', 'updatedAtUs']);
 
-/** One publish, as the script's arguments (see PUBLISH_SCRIPT). */
+/** One append, as the script's arguments (see PUBLISH_SCRIPT). */
 interface ScriptPublish {
   readonly orderId: string;
-  /** The status written ('' for a tracking update). */
-  readonly status: string;
-  readonly allowCreate: boolean;
-  readonly allowedFrom: string;
+  readonly rule: AppendRule;
+  readonly draft: EventDraft<OrderEvent>;
   readonly publishedAtUs: number;
   readonly jsonAfterSeq: string;
-  readonly currentPrefix: string;
   readonly jsonTail: string;
-  readonly ttlMs: number;
-  readonly tracking: string;
   readonly idempotencyKey: string | undefined;
-  readonly attributes: object;
+  readonly traceContext: TraceContext | undefined;
+  readonly attributes: Readonly<Record<string, string>>;
 }
 /** Messages kept while the feed resyncs; beyond that the catch-up reads them from Redis. */
 const MAX_HELD_MESSAGES = 10_000;
@@ -94,13 +81,18 @@ type FeedState = 'down' | 'syncing' | 'live';
  * queue and a command timeout, a publish during an outage fails at once with
  * Unavailable (503 / UNAVAILABLE) instead of piling up.
  *
- * Extra publish-command fields (e.g. `ownerId`) with string, number or boolean values are
- * stored as fields of the order hash when the order is created (later publishes cannot
- * change them) and come back, as strings, in the snapshot.
+ * The owner given to the append that creates a stream (`ownerId`) is stored as a field of
+ * its hash (later appends cannot change it); the domain reads it back into the snapshot
+ * (`DomainAppend.snapshotOf`), with the fields its rules set.
  */
 export class RedisOrderStore extends OrderStore {
+  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+  /** How the domain's events are appended and its snapshots read back. */
+  private readonly appending: DomainAppend<OrderEvent, OrderSnapshot>;
   /** One event per message from Redis: a feed with no allocation per value (EventFeed). */
   private readonly published = new EventFeed<OrderEvent>();
+  /** The trace context each message carried beside its event (trace-message.ts). */
+  private readonly traces = new TraceContexts();
   private readonly resyncs = new Subject<StoreResync>();
   readonly events$: Observable<OrderEvent> = this.published.observable;
   readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
@@ -129,6 +121,11 @@ export class RedisOrderStore extends OrderStore {
 
   constructor(opts: RedisStoreOptions) {
     super();
+    this.domain = opts.domain ?? ORDER_DOMAIN;
+    if (this.domain.append === undefined) {
+      throw new TypeError(`the ${this.domain.name} domain cannot be appended to (no append)`);
+    }
+    this.appending = this.domain.append;
     this.options = resolveRedisStoreOptions(opts);
     this.keys = redisKeys(this.options.keyPrefix);
     const o = this.options;
@@ -215,101 +212,60 @@ export class RedisOrderStore extends OrderStore {
     });
   }
 
-  async publish(command: PublishCommand): Promise<OrderStatusChanged> {
-    const { orderId, status, paddingBytes, idempotencyKey, reason: asked, ...attributes } = command;
-    const reason = parseStatusReason(status, asked);
+  async append(
+    draft: EventDraft<OrderEvent>,
+    rule: AppendRule,
+    options: AppendOptions = {},
+  ): Promise<OrderEvent> {
+    const { orderId } = draft;
+    const { ownerId, idempotencyKey, traceContext } = options;
     const publishedAtUs = nowUs();
-    // The same field order as the in-memory store writes (previousStatus comes from the
-    // script: only it knows the current status).
-    const tail = {
-      publishedAtUs,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
-    };
+    const { phaseField } = this.appending;
+    // The same fields in the same order as the in-memory store writes (see EventDraft);
+    // the seq and the prior phase come from the script: only it knows them.
+    const rest = JSON.stringify(draftFields(draft, phaseField)).slice(1, -1);
     const reply = await this.runPublish({
       orderId,
-      status,
-      allowCreate: canTransition(undefined, status),
-      allowedFrom: `,${ORDER_STATUSES.filter((s) => canTransition(s, status)).join(',')},`,
+      rule,
+      draft,
       publishedAtUs,
-      jsonAfterSeq: `,"status":${JSON.stringify(status)}`,
-      currentPrefix: ',"previousStatus":"',
-      jsonTail: `,${JSON.stringify(tail).slice(1)}`,
-      ttlMs: isTerminalStatus(status) ? this.options.terminalRetentionMs : this.options.idleTtlMs,
-      tracking: '',
+      jsonAfterSeq:
+        rule.phase === undefined
+          ? ''
+          : `,${JSON.stringify(phaseField)}:${JSON.stringify(rule.phase)}`,
+      jsonTail: `,"publishedAtUs":${publishedAtUs}${rest === '' ? '' : `,${rest}`}}`,
       idempotencyKey,
-      attributes,
-    });
-    switch (reply[0]) {
-      case 'ok': {
-        const previousStatus = reply[2] === '' ? undefined : (reply[2] as OrderStatus);
-        return {
-          orderId,
-          seq: Number(reply[1]),
-          status,
-          ...(previousStatus !== undefined ? { previousStatus } : {}),
-          ...tail,
-        };
-      }
-      case 'replay': {
-        const original = JSON.parse(reply[1]) as OrderEvent;
-        // The owner lives on the order, not in the event: read only for a repeated create.
-        const owner = createdOrder(original)
-          ? (await this.getOwnership(orderId))?.ownerId
-          : undefined;
-        return replayOf(original, { ...command, reason }, owner);
-      }
-      case 'not_found':
-        throw notFound(orderId);
-      case 'refused':
-        throw new GatewayError(
-          ErrorCode.FailedPrecondition,
-          transitionRefusal(orderId, reply[1] as OrderStatus, status) ??
-            `order ${orderId} cannot move from ${reply[1]} to ${status}`,
-        );
-    }
-  }
-
-  async publishTracking(command: TrackingCommand): Promise<TrackingUpdated> {
-    const { orderId, paddingBytes, idempotencyKey } = command;
-    const tracking: Tracking = parseTracking(command.location, command.etaMs);
-    const publishedAtUs = nowUs();
-    const tail = {
-      publishedAtUs,
-      ...tracking,
-      ...(paddingBytes ? { padding: 'x'.repeat(paddingBytes) } : {}),
-    };
-    const reply = await this.runPublish({
-      orderId,
-      status: '',
-      allowCreate: false,
-      allowedFrom: TRACKING_ALLOWED_FROM,
-      publishedAtUs,
-      jsonAfterSeq: '',
-      currentPrefix: ',"status":"',
-      jsonTail: `,${JSON.stringify(tail).slice(1)}`,
-      ttlMs: this.options.idleTtlMs,
-      tracking: JSON.stringify(tracking),
-      idempotencyKey,
-      attributes: {},
+      traceContext,
+      attributes: ownerId !== undefined ? { ownerId } : {},
     });
     switch (reply[0]) {
       case 'ok':
-        return { orderId, seq: Number(reply[1]), status: reply[2] as OrderStatus, ...tail };
-      case 'replay':
-        return replayTrackingOf(JSON.parse(reply[1]) as OrderEvent, { ...tracking, paddingBytes });
-      case 'not_found':
-        throw notFound(orderId);
-      case 'refused':
-        throw new GatewayError(
-          ErrorCode.FailedPrecondition,
-          trackingRefusal(orderId, reply[1] as OrderStatus),
+        return eventOf(
+          draft,
+          Number(reply[1]),
+          rule,
+          phaseField,
+          reply[2] || undefined,
+          publishedAtUs,
         );
+      case 'replay': {
+        const original = JSON.parse(reply[1]) as OrderEvent;
+        // The owner lives on the stream, not in the event: read only for a repeated create.
+        const owner =
+          original.seq === 1 && ownerId !== undefined
+            ? (await this.getOwnership(orderId))?.ownerId
+            : undefined;
+        return replayOf(original, draft, rule.priorPhaseField, ownerId, owner);
+      }
+      case 'not_found':
+        throw rule.refusal(orderId, undefined);
+      case 'refused':
+        throw rule.refusal(orderId, reply[1] === '' ? undefined : reply[1]);
     }
   }
 
   private async runPublish(p: ScriptPublish): Promise<PublishReply> {
-    const { orderId, idempotencyKey } = p;
+    const { orderId, rule, idempotencyKey } = p;
     return this.run(
       PUBLISH_SCRIPT,
       [
@@ -318,39 +274,55 @@ export class RedisOrderStore extends OrderStore {
         ...(idempotencyKey === undefined ? [] : [this.keys.idempotency(orderId, idempotencyKey)]),
       ],
       [
-        p.status,
-        p.allowCreate ? '1' : '0',
-        p.allowedFrom,
+        rule.phase ?? '',
+        rule.creates ? '1' : '0',
+        rule.follows === undefined ? '*' : `,${rule.follows.join(',')},`,
         String(p.publishedAtUs),
         `{"orderId":${JSON.stringify(orderId)},"seq":`,
         p.jsonAfterSeq,
-        p.currentPrefix,
+        rule.priorPhaseField === undefined ? '' : `,${JSON.stringify(rule.priorPhaseField)}:"`,
         p.jsonTail,
         String(this.options.historySize),
         this.keys.channel(orderId),
-        String(p.ttlMs),
+        String(rule.ends ? this.options.terminalRetentionMs : this.options.idleTtlMs),
         this.sharded ? 'SPUBLISH' : 'PUBLISH',
         String(this.options.idempotencyWindowMs),
-        p.tracking,
-        ...attributeArgs(p.attributes),
+        ...keptField(rule, p.draft),
+        this.appending.phaseField,
+        traceMessagePrefix(p.traceContext),
+        ...Object.entries(p.attributes).flat(),
       ],
     );
   }
 
   async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
-    const fields = await this.call(() => this.cmd.hgetall(this.keys.order(orderId)));
-    if (fields.seq === undefined || !isOrderStatus(fields.status)) return undefined;
-    const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(fields)) if (!OWN_FIELDS.has(k)) attributes[k] = v;
-    const tracking = parseStoredTracking(fields.tracking);
-    return {
-      ...attributes,
+    const stored = await this.call(() => this.cmd.hgetall(this.keys.order(orderId)));
+    if (stored.seq === undefined) return undefined;
+    const phaseField = this.appending.phaseField;
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(stored)) {
+      if (!OWN_FIELDS.has(k) && k !== phaseField) fields[k] = v;
+    }
+    return this.appending.snapshotOf({
       orderId,
-      status: fields.status,
-      lastSeq: Number(fields.seq),
-      updatedAtUs: Number(fields.updatedAtUs),
-      ...(tracking !== undefined ? { tracking } : {}),
-    };
+      lastSeq: Number(stored.seq),
+      updatedAtUs: Number(stored.updatedAtUs),
+      phase: stored[phaseField],
+      fields,
+    });
+  }
+
+  /**
+   * The owner as the append that created the stream stored it, for the read check on
+   * every subscribe and poll: two fields, not the whole snapshot, and the same for every
+   * domain (a domain's snapshot need not carry the owner).
+   */
+  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    const [seq, ownerId] = await this.call(() =>
+      this.cmd.hmget(this.keys.order(orderId), 'seq', 'ownerId'),
+    );
+    if (seq === null) return undefined;
+    return ownerId === null ? {} : { ownerId };
   }
 
   async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
@@ -428,14 +400,20 @@ export class RedisOrderStore extends OrderStore {
   }
 
   private emit(message: string): void {
+    const { json, context } = parseTraceMessage(message);
     let event: OrderEvent;
     try {
-      event = JSON.parse(message) as OrderEvent;
+      event = JSON.parse(json) as OrderEvent;
     } catch {
       this.logger.warn('ignoring a malformed message on an order channel');
       return;
     }
+    if (context !== undefined) this.traces.set(event, context);
     this.published.next(event);
+  }
+
+  override traceContextOf(event: OrderEvent): TraceContext | undefined {
+    return this.traces.get(event);
   }
 
   private onClose(client: Client): void {
@@ -507,34 +485,11 @@ export class RedisOrderStore extends OrderStore {
   }
 }
 
-function notFound(orderId: string): GatewayError {
-  return new GatewayError(
-    ErrorCode.NotFound,
-    `order ${orderId} does not exist; it must be published as created first`,
-  );
-}
-
-/** The snapshot's tracking as the publish script stored it (absent or unreadable: none). */
-function parseStoredTracking(json: string | undefined): Tracking | undefined {
-  if (json === undefined) return undefined;
-  try {
-    const stored = JSON.parse(json) as Partial<Tracking>;
-    return parseTracking(stored.location, stored.etaMs);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Extra command fields as hash field/value pairs (objects are not attributes). */
-function attributeArgs(attributes: object): string[] {
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(attributes)) {
-    if (v === undefined || v === null) continue;
-    if (OWN_FIELDS.has(k)) throw new TypeError(`publish attribute ${k} is reserved`);
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-      throw new TypeError(`publish attribute ${k} must be a string, number or boolean`);
-    }
-    out.push(k, String(v));
-  }
-  return out;
+/** The script's field name and value for the field `rule` keeps ('' and '': none). */
+function keptField(rule: AppendRule, draft: object): [string, string] {
+  if (rule.keeps === undefined) return ['', ''];
+  const fields = draft as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const name of rule.keeps.of) kept[name] = fields[name];
+  return [rule.keeps.field, JSON.stringify(kept)];
 }

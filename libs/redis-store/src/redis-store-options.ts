@@ -1,4 +1,6 @@
-import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '@app/event-bus';
+import type { StreamDomain } from '@app/contracts';
+import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '@app/store';
 
 /** @default 'os' prefix of every key and channel */
 export const DEFAULT_REDIS_KEY_PREFIX = 'os';
@@ -55,6 +57,8 @@ export interface RedisStoreOptions {
   idleTtlMs?: number;
   /** How long a publish's idempotency key is remembered, in ms. @default 300_000 */
   idempotencyWindowMs?: number;
+  /** The domain of the events it keeps (it must have `append`). @default ORDER_DOMAIN */
+  domain?: StreamDomain<OrderEvent, OrderSnapshot>;
 }
 
 export interface ResolvedRedisStoreOptions {

@@ -1,7 +1,7 @@
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { GC_DURATION_METRIC } from '../sampling/gc-window';
-import { isTracking, type BareEvent, type OrderLog } from './order-log';
+import { isPayload, isTracking, statusOf, type BareEvent, type OrderLog } from './order-log';
 
 /**
  * What the bare server and the framework floor answer alike: the long-poll body and its
@@ -14,8 +14,8 @@ import { isTracking, type BareEvent, type OrderLog } from './order-log';
 export const MAX_WAIT_S = 30;
 
 /** The event's name on the JSON transports, as the service names it. */
-export const nameOf = (e: BareEvent): 'status' | 'tracking' =>
-  isTracking(e) ? 'tracking' : 'status';
+export const nameOf = (e: BareEvent): 'status' | 'tracking' | 'payload' =>
+  isPayload(e) ? 'payload' : isTracking(e) ? 'tracking' : 'status';
 
 /** A long-poll answer with `events`, the service's body shape. */
 export function pollBody(orderId: string, after: number, events: readonly BareEvent[]): object {
@@ -63,13 +63,25 @@ export function holdPoll(
   };
 }
 
-/** `GET /v1/orders/:orderId`: the order's state, or undefined for an unknown order. */
+/**
+ * `GET /v1/orders/:orderId` (`/v1/streams/:orderId` in the payload domain): the stream's
+ * state, or undefined for an unknown one.
+ */
 export function orderBody(log: OrderLog, orderId: string): object | undefined {
   const order = log.get(orderId);
   if (!order) return undefined;
   const last = order.events[order.events.length - 1];
-  return { orderId, status: last.status, lastSeq: order.lastSeq, updatedAtUs: last.publishedAtUs };
+  const status = statusOf(last);
+  return {
+    orderId,
+    ...(status !== undefined ? { status } : {}),
+    lastSeq: order.lastSeq,
+    updatedAtUs: last.publishedAtUs,
+  };
 }
+
+/** The stream's state routes of both domains; the match's group 1 is the stream's id. */
+export const SNAPSHOT_ROUTE = /^\/v1\/(?:orders|streams)\/([^/]+)$/;
 
 /** The simulator's state as the admin API reports it. */
 export const simulatorStatus = (log: OrderLog): object => ({
@@ -89,10 +101,15 @@ export function adminAnswer(
   body: Record<string, unknown>,
 ): object | undefined {
   if (path === '/v1/admin/simulator' && method === 'PUT') {
+    // The service's two schedules: the payload domain's sets `payloadBytes`.
+    const events =
+      body.payloadBytes !== undefined
+        ? { domain: 'payload' as const, bytes: Number(body.payloadBytes) }
+        : { domain: 'order' as const, bytes: Number(body.paddingBytes ?? 0) };
     log.prepare(
       Number(body.orders),
       Number(body.ratePerOrder),
-      Number(body.paddingBytes ?? 0),
+      events,
       typeof body.prefix === 'string' ? body.prefix : 'sim',
     );
     if (body.autoStart !== false) log.start();

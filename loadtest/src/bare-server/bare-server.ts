@@ -5,13 +5,22 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { generate } from 'selfsigned';
 import { Server as IoServer } from 'socket.io';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
-import { adminAnswer, holdPoll, metricsText, nameOf, orderBody, pollBody } from './bare-api';
-import { isTracking, OrderLog, type BareEvent } from './order-log';
+import {
+  adminAnswer,
+  holdPoll,
+  metricsText,
+  nameOf,
+  orderBody,
+  pollBody,
+  SNAPSHOT_ROUTE,
+} from './bare-api';
+import { isPayload, isTracking, OrderLog, statusOf, type BareEvent } from './order-log';
 
 /**
  * The same wire format as the service (SSE frames, long-poll bodies, socket.io events,
- * gRPC messages, the admin API the load test drives) from node:http, node:http2,
+ * raw WebSocket frames, gRPC messages, the admin API the load test drives) from node:http, node:http2,
  * socket.io and grpc-js directly, with no Nest. Used by the overhead scenario, and by the
  * load test's own tests as a stand-in service.
  */
@@ -74,7 +83,12 @@ function longPoll(req: Req, res: Res, orderId: string, after: number, waitS: num
 async function handle(req: Req, res: Res): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const p = url.pathname;
-  const m = /^\/v1\/orders\/([^/]+)(\/stream|\/events)?$/.exec(p);
+  const snapshotOf = SNAPSHOT_ROUTE.exec(p);
+  if (snapshotOf) {
+    const body = orderBody(log, decodeURIComponent(snapshotOf[1]));
+    return body ? json(res, 200, body) : json(res, 404, { code: 'not_found' });
+  }
+  const m = /^\/v1\/orders\/([^/]+)(\/stream|\/events)$/.exec(p);
   if (m) {
     const orderId = decodeURIComponent(m[1]);
     const order = log.get(orderId);
@@ -84,9 +98,7 @@ async function handle(req: Req, res: Res): Promise<void> {
       url.searchParams.get('after') ?? (typeof lastEventId === 'string' ? lastEventId : 0),
     );
     if (m[2] === '/stream') return sse(req, res, orderId, after);
-    if (m[2] === '/events')
-      return longPoll(req, res, orderId, after, Number(url.searchParams.get('wait') ?? 30));
-    return json(res, 200, orderBody(log, orderId));
+    return longPoll(req, res, orderId, after, Number(url.searchParams.get('wait') ?? 30));
   }
   const admin = adminAnswer(
     log,
@@ -102,6 +114,45 @@ async function handle(req: Req, res: Res): Promise<void> {
   json(res, 404, { code: 'not_found' });
 }
 
+/** Each event's raw WebSocket frame, made once for every socket (as ws's broadcast example). */
+const wsFrames = new WeakMap<BareEvent, Buffer>();
+const wsFrame = (e: BareEvent): Buffer => {
+  let frame = wsFrames.get(e);
+  if (frame === undefined) {
+    frame = Buffer.from(`{"type":"${nameOf(e)}","data":${JSON.stringify(e)}}`);
+    wsFrames.set(e, frame);
+  }
+  return frame;
+};
+const TEXT = { binary: false } as const;
+
+/**
+ * The raw WebSocket route (`/v1/orders/:id/ws?after=`) as a bare `ws` broadcaster: the
+ * service's frames (`open`, then `{type, data}` per event), no auth, no back-pressure.
+ */
+function websocketStream(ws: WebSocket, orderId: string, after: number): void {
+  ws.on('error', () => undefined);
+  ws.send(JSON.stringify({ type: 'open', data: { orderId, afterSeq: after } }));
+  for (const e of log.after(orderId, after)) ws.send(wsFrame(e), TEXT);
+  const off = log.listen(orderId, (e) => ws.send(wsFrame(e), TEXT));
+  ws.once('close', off);
+}
+
+function serveWebSocket(server: ReturnType<typeof createServer>): void {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // Beside socket.io's engine: only this route is answered here (engine.io takes its own).
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const m = /^\/v1\/orders\/([^/]+)\/ws$/.exec(url.pathname);
+    if (!m) return;
+    const orderId = decodeURIComponent(m[1]);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (!log.get(orderId)) return ws.close(4404, 'not_found');
+      websocketStream(ws, orderId, Number(url.searchParams.get('after') ?? 0));
+    });
+  });
+}
+
 type ServerResponseLike = Res;
 
 function onRequest(req: Req, res: ServerResponseLike): void {
@@ -114,6 +165,10 @@ function grpcServer(): grpc.Server {
     orderstatus: { v1: { OrderStatusService: { service: grpc.ServiceDefinition } } };
   };
   const toProto = (e: BareEvent): object => {
+    if (isPayload(e)) {
+      const { orderId, seq, publishedAtUs, payload } = e;
+      return { payload: { orderId, seq, publishedAtUs, payload: Buffer.from(payload) } };
+    }
     const common = {
       orderId: e.orderId,
       seq: e.seq,
@@ -136,8 +191,9 @@ function grpcServer(): grpc.Server {
         return;
       }
       call.sendMetadata(new grpc.Metadata());
-      for (const e of log.after(orderId, Number(afterSeq))) call.write(toProto(e));
-      const off = log.listen(orderId, (e) => call.write(toProto(e)));
+      const write = (e: BareEvent): boolean => call.write(toProto(e));
+      for (const e of log.after(orderId, Number(afterSeq))) write(e);
+      const off = log.listen(orderId, write);
       call.on('cancelled', off);
       call.on('close', off);
     },
@@ -150,7 +206,7 @@ function grpcServer(): grpc.Server {
       const last = order.events[order.events.length - 1];
       cb(null, {
         orderId: call.request.orderId,
-        status: PROTO_STATUS[last.status] ?? 0,
+        status: PROTO_STATUS[statusOf(last) ?? ''] ?? 0,
         lastSeq: order.lastSeq,
         updatedAtUs: last.publishedAtUs,
       });
@@ -167,6 +223,7 @@ async function main(): Promise<void> {
     onRequest(req, res as unknown as Res),
   );
   const io = new IoServer(http1, { transports: ['websocket'], serveClient: false });
+  serveWebSocket(http1);
   io.of('/orders').on('connection', (socket) => {
     const offs = new Map<string, () => void>();
     socket.on(

@@ -1,7 +1,20 @@
-import { InMemoryOrderStore } from '../../../libs/event-bus/src/in-memory-order-store';
-import { OrderSimulator, SIMULATOR_TICK_MS } from '../../../libs/event-bus/src/simulator';
-import { steadyTracking } from '../../../libs/event-bus/src/simulator-plan';
-import { bareSteadyTracking, isTracking, OrderLog } from './order-log';
+import { InMemoryOrderStore } from '../../../libs/store/src/in-memory-order-store';
+import {
+  OrderSimulator,
+  SIMULATOR_TICK_MS,
+} from '../../../apps/order-status/src/simulator/simulator';
+import { steadyTracking } from '../../../apps/order-status/src/simulator/simulator-plan';
+import { PayloadSimulator } from '../../../apps/order-status/src/payload/payload-simulator';
+import type { StreamDomain } from '../../../libs/contracts/src';
+import type { OrderEvent, OrderSnapshot } from '../../../libs/order-domain/src';
+import { PAYLOAD_DOMAIN, publishPayload } from '../../../libs/payload-domain/src';
+import { nameOf } from './bare-api';
+import { PADDING_FOR_117_BYTES, PAYLOAD_AS_LARGE_AS_TRACKING } from '../scenarios/steady';
+import { bareSteadyTracking, isTracking, OrderLog, type BareSchedule } from './order-log';
+
+/** The payload domain as the service's store takes it (its types are still the order's). */
+const PAYLOAD = PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>;
+const ORDER_EVENTS: BareSchedule = { domain: 'order', bytes: 0 };
 
 describe('bare order log', () => {
   it('makes the same tracking values as the service simulator, so both put the same bytes on the wire', () => {
@@ -14,7 +27,7 @@ describe('bare order log', () => {
 
   it('writes status changes and tracking updates with the service field order', () => {
     const log = new OrderLog();
-    log.prepare(1, 10, 0, 'lt');
+    log.prepare(1, 10, ORDER_EVENTS, 'lt');
     const [created, shipped] = log.after('lt-1', 0);
     const tracked = log.track('lt-1', 0, 1_800_000_000_000);
     expect(Object.keys(created)).toEqual(['orderId', 'seq', 'status', 'publishedAtUs']);
@@ -37,6 +50,32 @@ describe('bare order log', () => {
     expect(tracked).toMatchObject({ seq: 3, status: 'shipped' });
   });
 
+  it('writes payload events as the payload domain does, so bytes per event compare', async () => {
+    const store = new InMemoryOrderStore({ domain: PAYLOAD });
+    const served = await publishPayload(store, { orderId: 'lt-1', bytes: 40 });
+    store.close();
+    const log = new OrderLog();
+    log.prepare(1, 10, { domain: 'payload', bytes: 40 }, 'lt');
+    const [first] = log.after('lt-1', 0);
+    expect(JSON.stringify({ ...first, publishedAtUs: 0 })).toBe(
+      JSON.stringify({ ...served, publishedAtUs: 0 }),
+    );
+    expect(nameOf(first)).toBe(PAYLOAD_DOMAIN.kinds[0].wireName);
+  });
+
+  it('sizes the default payload event as the padded tracking update it replaced', () => {
+    const size = (events: BareSchedule): number => {
+      const log = new OrderLog();
+      log.prepare(1, 10, events, 'lt1');
+      const e =
+        events.domain === 'order' ? log.track('lt1-1', 5, Date.now()) : log.payload('lt1-1');
+      return JSON.stringify({ ...e, seq: 3 }).length;
+    };
+    expect(size({ domain: 'payload', bytes: PAYLOAD_AS_LARGE_AS_TRACKING.json })).toBe(
+      size({ domain: 'order', bytes: PADDING_FOR_117_BYTES }),
+    );
+  });
+
   describe('pacing', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
@@ -45,14 +84,24 @@ describe('bare order log', () => {
      * Which orders publish in each simulator tick over `ms`: the bare log's and the
      * service simulator's, started at the same (fake) instant with the same schedule.
      */
-    async function ticks(orders: number, ratePerOrder: number, ms: number) {
-      const store = new InMemoryOrderStore();
-      const sim = new OrderSimulator(store);
+    async function ticks(
+      orders: number,
+      ratePerOrder: number,
+      ms: number,
+      domain: BareSchedule['domain'] = 'order',
+    ) {
+      const payloads = domain === 'payload';
+      const store = new InMemoryOrderStore(payloads ? { domain: PAYLOAD } : {});
+      const sim = payloads ? new PayloadSimulator(store) : new OrderSimulator(store);
       const simIds: string[] = [];
-      await sim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
+      if (sim instanceof PayloadSimulator) {
+        await sim.prepare({ orders, ratePerOrder, payloadBytes: 8, prefix: 'lt' });
+      } else {
+        await sim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
+      }
       store.events$.subscribe((e) => simIds.push(e.orderId));
       const log = new OrderLog();
-      log.prepare(orders, ratePerOrder, 0, 'lt');
+      log.prepare(orders, ratePerOrder, payloads ? { domain, bytes: 8 } : ORDER_EVENTS, 'lt');
       const logIds: string[] = [];
       for (let i = 1; i <= orders; i++) log.listen(`lt-${i}`, (e) => logIds.push(e.orderId));
       sim.start();
@@ -88,6 +137,12 @@ describe('bare order log', () => {
         expect(perTick.map((t) => t.bare)).toEqual(perTick.map((t) => t.sim));
         expect(perTick.flatMap((t) => t.bare)).toHaveLength(orders * rate * 2);
       }
+    });
+
+    it("publishes the payload domain's schedule in the same ticks as the service's payload simulator", async () => {
+      const perTick = await ticks(7, 3, 2_000, 'payload');
+      expect(perTick.map((t) => t.bare)).toEqual(perTick.map((t) => t.sim));
+      expect(perTick.flatMap((t) => t.bare)).toHaveLength(42);
     });
   });
 });

@@ -24,11 +24,33 @@ export interface BareTrackingEvent {
   readonly padding?: string;
 }
 
-/** Both event kinds, with the same fields in the same order as the service writes them. */
-export type BareEvent = BareStatusEvent | BareTrackingEvent;
+/** Both order event kinds, with the same fields in the same order as the service writes them. */
+export type BareOrderEvent = BareStatusEvent | BareTrackingEvent;
+
+/** The payload domain's event (libs/payload-domain), its fields in the service's order. */
+export interface BarePayloadEvent {
+  readonly orderId: string;
+  readonly seq: number;
+  readonly publishedAtUs: number;
+  readonly payload: string;
+}
+
+/** An event of either domain the service carries (STREAM_DOMAIN). */
+export type BareEvent = BareOrderEvent | BarePayloadEvent;
+
+export function isPayload(e: BareEvent): e is BarePayloadEvent {
+  return (e as Partial<BarePayloadEvent>).payload !== undefined;
+}
 
 export function isTracking(e: BareEvent): e is BareTrackingEvent {
   return (e as Partial<BareTrackingEvent>).location !== undefined;
+}
+
+/** A steady schedule's events: padded order events, or the payload domain's. */
+export interface BareSchedule {
+  readonly domain: 'order' | 'payload';
+  /** Filler per order event, payload per payload event. */
+  readonly bytes: number;
 }
 
 export const RING_SIZE = 256;
@@ -38,7 +60,7 @@ const round5 = (x: number): number => Math.round(x * 1e5) / 1e5;
 
 /**
  * The `step`-th tracking update of a steady schedule: the same values as the service's
- * simulator (`steadyTracking` in libs/event-bus/src/simulator-plan.ts; a spec keeps the
+ * simulator (`steadyTracking` in apps/order-status/src/simulator/simulator-plan.ts; a spec keeps the
  * two equal), so both servers put the same bytes on the wire.
  */
 export function bareSteadyTracking(
@@ -65,7 +87,12 @@ export class OrderLog {
   private pacer?: SteadyPacer;
   published = 0;
   state: 'idle' | 'ready' | 'running' | 'stopped' = 'idle';
-  private schedule = { ids: [] as string[], ratePerOrder: 0, padding: '' };
+  private schedule = {
+    ids: [] as string[],
+    ratePerOrder: 0,
+    domain: 'order' as BareSchedule['domain'],
+    filler: '',
+  };
 
   private nowUs(): number {
     return Math.round((performance.timeOrigin + performance.now()) * 1000);
@@ -78,14 +105,25 @@ export class OrderLog {
   /** A status change (the service's field order: previousStatus before publishedAtUs). */
   publish(orderId: string, status: string): BareEvent {
     const order = this.orderOf(orderId);
-    const previous = order.events[order.events.length - 1]?.status;
+    const previous = statusOf(order.events[order.events.length - 1]);
     return this.append(order, {
       orderId,
       seq: order.lastSeq + 1,
       status,
       ...(previous !== undefined ? { previousStatus: previous } : {}),
       publishedAtUs: this.nowUs(),
-      ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
+      ...(this.schedule.filler ? { padding: this.schedule.filler } : {}),
+    });
+  }
+
+  /** A payload event, as the service's payload domain makes it. */
+  payload(orderId: string): BareEvent {
+    const order = this.orderOf(orderId);
+    return this.append(order, {
+      orderId,
+      seq: order.lastSeq + 1,
+      publishedAtUs: this.nowUs(),
+      payload: this.schedule.filler,
     });
   }
 
@@ -95,10 +133,10 @@ export class OrderLog {
     return this.append(order, {
       orderId,
       seq: order.lastSeq + 1,
-      status: order.events[order.events.length - 1]?.status ?? 'shipped',
+      status: statusOf(order.events[order.events.length - 1]) ?? 'shipped',
       publishedAtUs: this.nowUs(),
       ...bareSteadyTracking(step, nowMs),
-      ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
+      ...(this.schedule.filler ? { padding: this.schedule.filler } : {}),
     });
   }
 
@@ -131,15 +169,21 @@ export class OrderLog {
     return () => order?.listeners.delete(l);
   }
 
-  prepare(orders: number, ratePerOrder: number, paddingBytes: number, prefix: string): void {
+  prepare(orders: number, ratePerOrder: number, events: BareSchedule, prefix: string): void {
     this.stop();
     this.schedule = {
       ids: Array.from({ length: orders }, (_, i) => `${prefix}-${i + 1}`),
       ratePerOrder,
-      padding: 'x'.repeat(paddingBytes),
+      domain: events.domain,
+      filler: 'x'.repeat(events.bytes),
     };
-    // As the service's steady schedule: created and shipped now, tracking updates later.
+    // As the service's steady schedules: a payload stream starts with its first payload;
+    // an order is created and shipped now, its tracking updates come later.
     for (const id of this.schedule.ids) {
+      if (events.domain === 'payload') {
+        this.payload(id);
+        continue;
+      }
       this.publish(id, 'created');
       this.publish(id, 'shipped');
     }
@@ -151,8 +195,9 @@ export class OrderLog {
     if (this.state !== 'ready') return;
     this.state = 'running';
     const ids = this.schedule.ids;
+    const payloads = this.schedule.domain === 'payload';
     this.pacer = new SteadyPacer(ids.length, this.schedule.ratePerOrder, (order, step) =>
-      this.track(ids[order], step, Date.now()),
+      payloads ? this.payload(ids[order]) : this.track(ids[order], step, Date.now()),
     );
     this.pacer.start();
   }
@@ -162,4 +207,9 @@ export class OrderLog {
     this.pacer = undefined;
     if (this.state === 'running') this.state = 'stopped';
   }
+}
+
+/** An order event's status; undefined for a payload event (or none). */
+export function statusOf(e: BareEvent | undefined): string | undefined {
+  return e === undefined || isPayload(e) ? undefined : e.status;
 }

@@ -1,4 +1,4 @@
-/** The service simulator's tick (SIMULATOR_TICK_MS in libs/event-bus/src/simulator.ts). */
+/** The service simulator's tick (SIMULATOR_TICK_MS in apps/order-status/src/simulator/simulator.ts). */
 export const STEADY_TICK_MS = 10;
 
 /**

@@ -12,6 +12,7 @@ import { NchanLongPollConnector, NchanWebSocketConnector } from '../nchan/nchan-
 import { SocketIoConnector } from './socketio-connector';
 import type { ReadBatcher } from './read-batcher';
 import { SseConnector } from './sse-connector';
+import { WebSocketConnector } from './websocket-connector';
 import {
   readsInBatches,
   readsLean,
@@ -63,6 +64,8 @@ export function createConnector(transport: TransportName, o: ConnectorOptions): 
       return new SseConnector(transport, h2(), profile, o.token);
     case 'ws':
       return new SocketIoConnector(`http://${o.host}:${o.httpPort}`, profile, o.token, batcher);
+    case 'websocket':
+      return new WebSocketConnector(o.host, o.httpPort, profile, o.token);
     case 'longpoll':
       return new LongPollConnector(transport, h1(), profile, o.token, longPoll);
     case 'longpoll-h2':

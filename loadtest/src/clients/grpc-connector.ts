@@ -69,13 +69,13 @@ export function dispatchSubscribeResponse(
   msg: SubscribeResponseMsg,
   handlers: StreamHandlers,
 ): void {
-  if (msg.event) handlers.onEvent(msg.event);
-  else if (msg.tracking) handlers.onEvent(msg.tracking);
+  const event = msg.event ?? msg.tracking ?? msg.payload;
+  if (event) handlers.onEvent(event);
   else if (msg.skipped) handlers.onSkipped(msg.skipped);
   else if (msg.reset)
     handlers.onReset({
       reason: String(msg.reset.reason),
-      lastSeq: msg.reset.snapshot?.lastSeq ?? 0,
+      lastSeq: (msg.reset.snapshot ?? msg.reset.payloadSnapshot)?.lastSeq ?? 0,
     });
 }
 

@@ -120,6 +120,13 @@ describe('dispatchSseMessage', () => {
     expect(h.calls).toEqual(['reset 9', 'event 10', 'end max_age']);
   });
 
+  it("maps the payload domain's event as an event", () => {
+    const h = handlers();
+    const data = '{"orderId":"a","seq":3,"publishedAtUs":1,"payload":"xx"}';
+    expect(dispatchSseMessage({ event: 'payload', data, id: '3' }, h)).toBe(true);
+    expect(h.calls).toEqual(['event 3']);
+  });
+
   it('maps skipped (a signalled drop, not an error)', () => {
     const h = handlers();
     const skipped = '{"fromSeq":11,"toSeq":17,"reason":"overflow"}';

@@ -5,7 +5,7 @@ import { requestHeaders } from './headers';
 import { leanSocketIoParser } from './lean/lean-socketio-parser';
 import { batchedAgent, type ReadBatcher } from './read-batcher';
 import type { Connector, HeaderProfile, OpenStream, StreamHandlers } from './transport';
-import { toWireEvent, toWireReset, toWireSkipped } from './wire-types';
+import { EVENT_NAMES, toWireEvent, toWireReset, toWireSkipped } from './wire-types';
 
 /** How long a subscribe may wait for its ack before it counts as an error. */
 export const SUBSCRIBE_ACK_TIMEOUT_MS = 10_000;
@@ -72,8 +72,8 @@ export class SocketIoConnector implements Connector {
           finish(() => handlers.onError('malformed_message'));
         }
       };
-    // Both kinds share the order's seq.
-    for (const name of ['status', 'tracking']) {
+    // Every event name of both domains (the order's kinds share its seq).
+    for (const name of EVENT_NAMES) {
       socket.on(
         name,
         guard((v: unknown) => handlers.onEvent(toWireEvent(v))),

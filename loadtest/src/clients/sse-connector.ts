@@ -14,9 +14,11 @@ import { toWireReset, toWireSkipped } from './wire-types';
 /** Routes one SSE message of the service's stream to the handlers; false = stream is over. */
 export function dispatchSseMessage(message: SseMessage, handlers: StreamHandlers): boolean {
   switch (message.event) {
-    // Both kinds share the order's seq; only seq and the publish time are read.
+    // The order's two kinds share its seq, and the payload domain's one kind has its own;
+    // only seq and the publish time are read.
     case 'status':
     case 'tracking':
+    case 'payload':
       handlers.onEvent(leanEvent(message.data));
       return true;
     case 'reset':

@@ -6,6 +6,7 @@ export const TRANSPORTS = [
   'sse',
   'sse-h2',
   'ws',
+  'websocket',
   'longpoll',
   'longpoll-h2',
   'shortpoll',

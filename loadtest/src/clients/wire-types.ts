@@ -3,6 +3,13 @@
  * the service is the system under test, so a malformed frame is counted as an error,
  * not trusted.
  */
+/**
+ * The events' wire names (SSE `event:`, socket.io event, raw WebSocket `type`) of both
+ * domains the service carries: the order's status changes and tracking updates, and the
+ * payload domain's payloads (STREAM_DOMAIN=payload).
+ */
+export const EVENT_NAMES = ['status', 'tracking', 'payload'] as const;
+
 export interface WireEvent {
   readonly orderId: string;
   readonly seq: number;

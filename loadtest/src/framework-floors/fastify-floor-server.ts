@@ -41,10 +41,13 @@ async function main(): Promise<void> {
     if (log.get(orderId) === undefined) return reply.code(404).send({ statusCode: 404 });
     return floorPoll(log, reply, orderId, req.query.after, req.query.wait);
   });
-  app.get<PollRoute>('/v1/orders/:orderId', async (req, reply) => {
-    const body = orderBody(log, req.params.orderId);
-    return body ?? reply.code(404).send({ statusCode: 404 });
-  });
+  // The stream's state, at both domains' routes.
+  for (const route of ['/v1/orders/:orderId', '/v1/streams/:orderId']) {
+    app.get<PollRoute>(route, async (req, reply) => {
+      const body = orderBody(log, req.params.orderId);
+      return body ?? reply.code(404).send({ statusCode: 404 });
+    });
+  }
   app.get('/v1/admin/simulator', async () => adminAnswer(log, 'GET', '/v1/admin/simulator', {}));
   app.put('/v1/admin/simulator', async (req) =>
     adminAnswer(log, 'PUT', '/v1/admin/simulator', (req.body ?? {}) as Record<string, unknown>),

@@ -52,14 +52,28 @@ class BearerGuard implements CanActivate {
   }
 }
 
+/** The stream's state, at both domains' routes (`v1/orders`, and `v1/streams` for payloads). */
+function snapshotOf(orderId: string): object {
+  const body = orderBody(log, orderId);
+  if (body === undefined) throw new NotFoundException();
+  return body;
+}
+
+@Controller('v1/streams')
+@UseGuards(BearerGuard)
+class StreamsController {
+  @Get(':orderId')
+  stream(@Param('orderId') orderId: string): object {
+    return snapshotOf(orderId);
+  }
+}
+
 @Controller('v1/orders')
 @UseGuards(BearerGuard)
 class OrdersController {
   @Get(':orderId')
   order(@Param('orderId') orderId: string): object {
-    const body = orderBody(log, orderId);
-    if (body === undefined) throw new NotFoundException();
-    return body;
+    return snapshotOf(orderId);
   }
 
   /** 200 with what follows `after` once there is any; 204 when `wait` passes with nothing. */
@@ -106,7 +120,9 @@ class MetricsController {
   }
 }
 
-@Module({ controllers: [OrdersController, SimulatorController, MetricsController] })
+@Module({
+  controllers: [OrdersController, StreamsController, SimulatorController, MetricsController],
+})
 class FloorModule {}
 
 async function main(): Promise<void> {

@@ -12,6 +12,7 @@ export const CANARY_TRANSPORTS: readonly TransportName[] = [
   'sse',
   'sse-h2',
   'ws',
+  'websocket',
   'longpoll',
 ];
 export const CANARY_CONNECT_TIMEOUT_MS = 15_000;

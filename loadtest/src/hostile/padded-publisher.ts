@@ -5,35 +5,34 @@ export const PADDING_BYTES = 60_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
 
 /**
- * Publishes tracking updates with large padding to one order through the REST publish API
- * (the simulator's padding is one size for every order, and the canaries' orders stay
- * small), `perSec` a second until `max` or `stop()`. Tracking updates, since a status
- * may not repeat: the order is created and shipped first.
+ * Publishes large payloads to one stream through the payload domain's publish route
+ * (the simulator's size is one for every stream, and the canaries' streams stay small),
+ * `perSec` a second until `max` or `stop()`; the first creates the stream.
  */
 export class PaddedPublisher {
   published = 0;
   failed = 0;
   private timer?: NodeJS.Timeout;
-  private readonly orderUrl: string;
+  private readonly url: string;
 
   constructor(
     service: ServiceEndpoints,
     private readonly token: string | undefined,
     readonly orderId: string,
   ) {
-    this.orderUrl = `http://${service.host}:${service.httpPort}/v1/orders/${encodeURIComponent(orderId)}`;
+    this.url = `http://${service.host}:${service.httpPort}/v1/streams/${encodeURIComponent(orderId)}/payload`;
   }
 
-  /** A status change (`{ status }`) or a tracking update (`{ location, etaMs }`). */
-  private async post(route: 'status' | 'tracking', body: object): Promise<boolean> {
+  /** One payload of `bytes`. */
+  private async post(bytes: number): Promise<boolean> {
     try {
-      const res = await fetch(`${this.orderUrl}/${route}`, {
+      const res = await fetch(this.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
         },
-        body: JSON.stringify(body),
+        body: JSON.stringify({ bytes }),
         signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
       });
       await res.arrayBuffer();
@@ -46,22 +45,15 @@ export class PaddedPublisher {
     }
   }
 
-  /** Creates and ships the order (small), then publishes padded tracking updates. */
+  /** Creates the stream (a small first payload), then publishes large ones. */
   async start(perSec: number, max: number): Promise<void> {
-    for (const status of ['created', 'shipped']) {
-      if (!(await this.post('status', { status }))) {
-        throw new Error(`could not publish ${status} for ${this.orderId}`);
-      }
-    }
+    if (!(await this.post(0))) throw new Error(`could not create ${this.orderId}`);
     let inFlight = false;
     this.timer = setInterval(
       () => {
         if (inFlight || this.published >= max) return;
         inFlight = true;
-        const tracking = { location: { lat: 52.52, lon: 13.405 }, etaMs: Date.now() + 600_000 };
-        void this.post('tracking', { ...tracking, paddingBytes: PADDING_BYTES }).finally(
-          () => (inFlight = false),
-        );
+        void this.post(PADDING_BYTES).finally(() => (inFlight = false));
       },
       Math.max(1, Math.round(1000 / perSec)),
     );

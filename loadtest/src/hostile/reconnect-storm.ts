@@ -9,23 +9,39 @@ const TICK_MS = 100;
 
 type Cycle = (t: AttackTarget, tally: Tally) => Promise<void>;
 
-/** Connect, wait for the first bytes of the stream, disconnect. */
-const sseCycle: Cycle = (t, tally) =>
-  new Promise((resolve) => {
-    const s = rawSocket(t, false, (code) => tally.add(`error_${code}`));
-    const end = () => {
-      clearTimeout(timer);
-      s.destroy();
-      resolve();
-    };
-    const timer = setTimeout(() => (tally.add('timeout'), end()), CYCLE_TIMEOUT_MS);
-    s.write(
-      `GET /v1/orders/${encodeURIComponent(t.orderId)}/stream HTTP/1.1\r\nHost: ${t.service.host}\r\n` +
-        `${bearer(t.token)}accept: text/event-stream\r\n\r\n`,
-    );
-    s.once('data', end);
-    s.once('close', end);
-  });
+/**
+ * Send `request` on a raw connection, wait for the first bytes of the answer (the stream's
+ * head, or a WebSocket's 101), disconnect.
+ */
+const rawCycle =
+  (request: (t: AttackTarget) => string): Cycle =>
+  (t, tally) =>
+    new Promise((resolve) => {
+      const s = rawSocket(t, false, (code) => tally.add(`error_${code}`));
+      const end = () => {
+        clearTimeout(timer);
+        s.destroy();
+        resolve();
+      };
+      const timer = setTimeout(() => (tally.add('timeout'), end()), CYCLE_TIMEOUT_MS);
+      s.write(request(t));
+      s.once('data', end);
+      s.once('close', end);
+    });
+
+const ordersPath = (t: AttackTarget, suffix: string): string =>
+  `GET /v1/orders/${encodeURIComponent(t.orderId)}/${suffix} HTTP/1.1\r\nHost: ${t.service.host}\r\n`;
+
+const sseCycle = rawCycle(
+  (t) => `${ordersPath(t, 'stream')}${bearer(t.token)}accept: text/event-stream\r\n\r\n`,
+);
+
+/** The raw WebSocket route's upgrade. */
+const websocketCycle = rawCycle(
+  (t) =>
+    `${ordersPath(t, 'ws')}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
+    `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${bearer(t.token)}\r\n`,
+);
 
 const wsCycle: Cycle = async (t, tally) => {
   const s = await joinRawSocketIo(t, (code) => tally.add(`error_${code}`));
@@ -58,12 +74,13 @@ const grpcCycle: Cycle = (t, tally) =>
 const CYCLES: readonly [string, Cycle][] = [
   ['sse', sseCycle],
   ['ws', wsCycle],
+  ['websocket', websocketCycle],
   ['grpc', grpcCycle],
 ];
 
 /**
  * A reconnect storm: clients that subscribe and drop again at once, `perSec` cycles a
- * second over SSE, socket.io and gRPC in turn, at most `maxCycles` in all. Each cycle
+ * second over SSE, socket.io, the raw WebSocket and gRPC in turn, at most `maxCycles` in all. Each cycle
  * takes and gives back a slot and a bus subscription; none may be left behind.
  */
 export function reconnectStorm(t: AttackTarget, perSec: number, maxCycles: number): Attack {

@@ -40,24 +40,25 @@ export class NchanPublisher implements ServiceControl {
   private pacer?: SteadyPacer;
   private state = 'idle';
   private published = 0;
-  private schedule = { ratePerOrder: 0, padding: '' };
+  private schedule = { ratePerOrder: 0, payloads: false, filler: '' };
 
   constructor(
     private readonly host: string,
     private readonly port: number,
   ) {}
 
+  /** An order status change, or in the payload domain a payload (the service's fields). */
   private publish(c: Channel, status: string): void {
     c.lastSeq += 1;
     this.published += 1;
+    const { payloads, filler } = this.schedule;
+    const [orderId, seq, publishedAtUs] = [c.id, c.lastSeq, nowUs()];
     c.ws.send(
-      JSON.stringify({
-        orderId: c.id,
-        seq: c.lastSeq,
-        status,
-        publishedAtUs: nowUs(),
-        ...(this.schedule.padding ? { padding: this.schedule.padding } : {}),
-      }),
+      JSON.stringify(
+        payloads
+          ? { orderId, seq, publishedAtUs, payload: filler }
+          : { orderId, seq, status, publishedAtUs, ...(filler ? { padding: filler } : {}) },
+      ),
     );
   }
 
@@ -74,7 +75,11 @@ export class NchanPublisher implements ServiceControl {
 
   async prepare(s: SimulatorSchedule): Promise<SimulatorStatus> {
     await this.close();
-    this.schedule = { ratePerOrder: s.ratePerOrder, padding: 'x'.repeat(s.paddingBytes ?? 0) };
+    this.schedule = {
+      ratePerOrder: s.ratePerOrder,
+      payloads: s.domain === 'payload',
+      filler: 'x'.repeat(s.payloadBytes ?? 0),
+    };
     const prefix = s.prefix ?? ORDER_PREFIX;
     const ids = Array.from({ length: s.orders }, (_, i) => `${prefix}-${i + 1}`);
     for (let i = 0; i < ids.length; i += PUBLISHER_CONNECT_BATCH) {

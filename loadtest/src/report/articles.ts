@@ -47,7 +47,7 @@ export const ARTICLE_FIGURES: readonly ArticleFigure[] = [
     scenario: 'bytes',
     source: 'seed 001, "WebSocket vs SSE vs Long Polling: The Real Cost of 1,000 Events"',
     setup:
-      'Node server with ws, SSE and a parked /poll endpoint, byte-counting TCP proxy, no TLS counted. Ours: the Nest service; socket.io (engine.io framing adds a few bytes over raw ws); the -h2 rows run over TLS, so TLS record overhead is in them.',
+      'Node server with ws, SSE and a parked /poll endpoint, byte-counting TCP proxy, no TLS counted. Ours: the Nest service; socket.io (engine.io framing adds a few bytes over raw ws), and the raw WebSocket route (`websocket`), whose `{"type","data"}` envelope adds 25 B of JSON per event to the 2-4 B of RFC 6455 framing; the -h2 rows run over TLS, so TLS record overhead is in them.',
     figures: [
       ['WebSocket total', '119,692 B (~2.1 B/event framing)'],
       ['SSE total (HTTP/1.1)', '131,596 B (~14.2 B/event without id:)'],

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunResult } from '../scenarios/result';
 import { ARTICLE_FIGURES } from './articles';
+import { ladderChart, ladderLines } from './ladder-table';
 import type { Report } from './report-data';
 import { COLUMNS, rows } from './table';
 import { targetChecks } from './targets';
@@ -91,7 +92,29 @@ function charts(runs: readonly RunResult[]): { id: string; title: string; config
       },
     });
   }
+  out.push(...ladderChart(runs));
   return out;
+}
+
+/** A Markdown table (ladderLines) as HTML. */
+function markdownToHtml(lines: readonly string[]): string {
+  const cells = (l: string): string[] =>
+    l
+      .slice(1, -1)
+      .split(' | ')
+      .map((c) => c.trim());
+  const [head, , ...body] = lines;
+  if (head === undefined) return '';
+  return `<table><thead><tr>${cells(head)
+    .map((c) => `<th>${esc(c)}</th>`)
+    .join('')}</tr></thead><tbody>${body
+    .map(
+      (l) =>
+        `<tr>${cells(l)
+          .map((c) => `<td>${esc(c)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('\n')}</tbody></table>`;
 }
 
 /** A self-contained HTML report: tables, charts (chart.js inline), the articles' figures. */
@@ -108,7 +131,8 @@ export function htmlReport(report: Report): string {
               .join('')}</table>`,
         )
         .join('');
-      return `<h2>${esc(s)}</h2>${table(report.runs.filter((r) => r.scenario === s))}${articles}`;
+      const runs = report.runs.filter((r) => r.scenario === s);
+      return `<h2>${esc(s)}</h2>${table(runs)}${markdownToHtml(ladderLines(runs))}${articles}`;
     })
     .join('\n');
   const checks = targetChecks(report.runs);

@@ -2,6 +2,7 @@ import type { RunResult } from '../scenarios/result';
 import { ARTICLE_FIGURES } from './articles';
 import { comparisonTable, serverComparisons } from './comparison';
 import type { Report } from './report-data';
+import { ladderLines } from './ladder-table';
 import { soakSection } from './soak-section';
 import { markdownTable } from './table';
 import { targetChecks } from './targets';
@@ -81,6 +82,15 @@ export function markdownReport(report: Report): string {
     out.push(...rawHttp2Note(runs));
     out.push(...extraTable(runs));
     out.push(...soakSection(runs));
+    const ladder = ladderLines(runs);
+    if (ladder.length > 0) {
+      out.push(
+        'The ladder: medians of the rounds; "marginal" is what a rung adds to the one below it, the median of the differences within a round.',
+        '',
+        ...ladder,
+        '',
+      );
+    }
     for (const a of ARTICLE_FIGURES.filter((f) => f.scenario === s)) {
       out.push(
         `**Beside ${a.source}.** Their setup: ${a.setup}`,

@@ -1,5 +1,6 @@
 import type { RunResult } from '../scenarios/result';
 import { serverComparisons, type ServerComparison } from './comparison';
+import { ladderLines } from './ladder-table';
 import type { Report } from './report-data';
 import { type Column, markdownTable } from './table';
 
@@ -176,6 +177,7 @@ function comparisonLines(runs: readonly RunResult[]): string[] {
 export function headlineLines(scenario: string, runs: readonly RunResult[]): string[] {
   if (scenario === 'scale') return scaleLines(runs);
   if (scenario === 'overhead' || scenario === 'broadcast') return comparisonLines(runs);
+  if (scenario === 'ladder') return ladderLines(runs);
   return markdownTable(runs, HEADLINE_COLUMNS[scenario] ?? DEFAULT_COLUMNS).split('\n');
 }
 

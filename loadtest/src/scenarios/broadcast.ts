@@ -1,10 +1,14 @@
+import { TRANSPORTS, type TransportName } from '../clients/transport';
 import type { RunResult } from './result';
 import { comparedServers, serverLabel } from './peers';
 import { runTransport } from './run-transport';
-import { PADDING_FOR_117_BYTES } from './steady';
+import { defaultPayloadBytes } from './steady';
 import { perTransport, type Scenario, warmupOf } from './scenario';
 
-export const BROADCAST_TRANSPORTS = ['grpc', 'sse', 'sse-h2', 'ws', 'longpoll', 'longpoll-h2'];
+/** Every push transport: short-poll is the polling baseline, measured by other scenarios. */
+export const BROADCAST_TRANSPORTS: readonly TransportName[] = TRANSPORTS.filter(
+  (t) => t !== 'shortpoll',
+);
 export const DEFAULT_BROADCAST_SUBSCRIBERS = 2_000;
 /**
  * Rounds of (service, bare, Nchan) per order count. Fewer than overhead's three: a round
@@ -55,7 +59,7 @@ export const broadcast: Scenario = {
               ratePerOrder: o.rate ?? 10,
               durationS: o.durationS ?? (o.tiny ? 1 : 5),
               warmupS: warmupOf(o),
-              payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+              payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
             });
             out.push({ ...r, extra: { ...r.extra, round, orders } });
           }

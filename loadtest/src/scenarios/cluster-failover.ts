@@ -75,7 +75,8 @@ export const clusterFailover: Scenario = {
     try {
       unpinRedis(cluster.ports);
       const env = { REDIS_CLUSTER_NODES: cluster.seedNodes };
-      apps.push(await launchService({ env }), await launchService({ env }));
+      // One at a time into `apps`: if the second fails to start, the first is still stopped.
+      for (let i = 0; i < 2; i++) apps.push(await launchService({ env }));
       return await runOnCluster(ctx, o, cluster, apps);
     } finally {
       for (const app of apps) await app.stop();

@@ -15,7 +15,8 @@ import { distribution } from '../stats/distribution';
 import { serviceUsage, type RunResult } from './result';
 import type { RunContext, TransportRun } from './run-options';
 import type { Scenario, ScenarioOptions } from './scenario';
-import { PADDING_FOR_117_BYTES } from './steady';
+import { domainOf, inItsDomain } from './run-domain';
+import { PAYLOAD_AS_LARGE_AS_TRACKING } from './steady';
 
 /**
  * Streams end often (so ends meet stalled readers, as in 1a of issue 10) and heartbeats
@@ -104,16 +105,16 @@ function beside(storm: RunResult, quiet: readonly RunResult[]): RunResult {
 
 async function runPhase(ctx: RunContext, o: ScenarioOptions, p: Phase): Promise<RunResult[]> {
   const label = `[hostile ${p.variant}]`;
-  const run: TransportRun = {
+  const run: TransportRun = inItsDomain({
     scenario: 'hostile',
     variant: p.variant,
     transport: p.transports[0],
     subscribers: p.transports.length,
     ratePerOrder: p.rate,
     durationS: p.durationS,
-    payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+    payloadBytes: o.payloadBytes ?? PAYLOAD_AS_LARGE_AS_TRACKING.json,
     env: HOSTILE_ENV,
-  };
+  });
   // Always a fresh service of our own: the run ends by timing its SIGTERM.
   const service = await ctx.launch(run, { inspect: true });
   const token = ctx.token ?? service.token;
@@ -132,7 +133,8 @@ async function runPhase(ctx: RunContext, o: ScenarioOptions, p: Phase): Promise<
     await admin.prepare({
       orders: p.transports.length,
       ratePerOrder: p.rate,
-      paddingBytes: run.payloadBytes,
+      payloadBytes: run.payloadBytes,
+      domain: domainOf(run),
       prefix,
     });
     await canaries.connect();

@@ -1,9 +1,16 @@
 import { comparedServers, serverLabel } from './peers';
 import { runTransport } from './run-transport';
-import { PADDING_FOR_117_BYTES } from './steady';
-import { perTransport, type Scenario, warmupOf } from './scenario';
+import { steadyLoad } from './steady';
+import { perTransport, type Scenario } from './scenario';
 
-export const OVERHEAD_TRANSPORTS = ['grpc', 'sse', 'ws', 'longpoll', 'longpoll-h2'] as const;
+export const OVERHEAD_TRANSPORTS = [
+  'grpc',
+  'sse',
+  'ws',
+  'websocket',
+  'longpoll',
+  'longpoll-h2',
+] as const;
 
 /**
  * Rounds of (Nest, bare) runs per transport. One pair is not enough: on a quiet host
@@ -37,11 +44,7 @@ export const overhead: Scenario = {
             variant: serverLabel(server, transport),
             server,
             transport,
-            subscribers: o.subscribers ?? (o.tiny ? 4 : 500),
-            ratePerOrder: o.rate ?? 10,
-            durationS: o.durationS ?? (o.tiny ? 1 : 6),
-            warmupS: warmupOf(o),
-            payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+            ...steadyLoad(o, { subscribers: 500, durationS: 6 }, transport),
           });
           out.push({ ...r, extra: { ...r.extra, round } });
         }

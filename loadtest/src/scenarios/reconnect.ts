@@ -1,5 +1,5 @@
 import { runTransport } from './run-transport';
-import { PADDING_FOR_117_BYTES } from './steady';
+import { defaultPayloadBytes } from './steady';
 import { isStreaming, perTransport, type Scenario } from './scenario';
 
 /** Service-side maximum stream age for this scenario, so the server ends streams too. */
@@ -25,7 +25,7 @@ export const reconnect: Scenario = {
           subscribers: o.subscribers ?? (o.tiny ? 5 : 200),
           ratePerOrder: o.rate ?? 10,
           durationS: o.durationS ?? (o.tiny ? 3 : 8),
-          payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+          payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
           env: {
             STREAM_MAX_AGE_MS: String(RECONNECT_MAX_STREAM_AGE_MS),
             STREAM_MAX_AGE_JITTER_MS: '500',

@@ -4,6 +4,7 @@ import { cluster } from './cluster';
 import { clusterFailover } from './cluster-failover';
 import { hostile } from './hostile';
 import { idle } from './idle';
+import { ladder } from './ladder';
 import { overhead } from './overhead';
 import { reconnect } from './reconnect';
 import { routing } from './routing';
@@ -23,6 +24,7 @@ export const SCENARIOS: readonly Scenario[] = [
   reconnect,
   unary,
   overhead,
+  ladder,
   broadcast,
   scale,
   cluster,

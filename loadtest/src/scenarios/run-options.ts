@@ -83,6 +83,11 @@ export interface RunContext {
   /** A running service to use instead of starting one per run. */
   readonly target?: RunningService;
   /**
+   * A running service that carries the payload domain (STREAM_DOMAIN=payload), for the
+   * runs in that domain when `target` is ours to replace (the smoke test's shared services).
+   */
+  readonly payloadTarget?: RunningService;
+  /**
    * The target is ours to replace (the smoke test's shared service): runs that need
    * service environment (reconnect's maximum stream age) start a fresh service instead.
    * A --target the user runs cannot be restarted, so its runs go without that env.

@@ -28,6 +28,7 @@ import { epochUs } from '../stats/latency';
 import { sumCounts, type SeqCounts } from '../stats/seq-tracker';
 import { latencySampleStride } from './latency-sample';
 import { eventCounts, serviceUsage, type RunResult } from './result';
+import { domainOf, inItsDomain } from './run-domain';
 import type { RunContext, TransportRun } from './run-options';
 
 /** Subscribers opened at once while connecting; each waits for its ack. */
@@ -112,23 +113,27 @@ const mb = (b: number): string => `${(b / 1048576).toFixed(0)}MB`;
  */
 export async function runTransport(
   ctx: RunContext,
-  run: TransportRun,
+  given: TransportRun,
   hooks: RunHooks = {},
 ): Promise<RunResult> {
-  const own = ownService(ctx, run);
-  if (!own && Object.keys(run.env ?? {}).length > 0) {
+  const run = inItsDomain(given);
+  const target = targetOf(ctx, run);
+  const ignored = Object.keys(run.env ?? {}).filter(
+    (k) =>
+      k !== 'STREAM_DOMAIN' ||
+      (target !== ctx.payloadTarget && (run.server ?? ctx.server) === 'nest'),
+  );
+  if (target !== undefined && ignored.length > 0) {
     ctx.progress(
-      `[${run.scenario} ${run.transport}] note: --target runs without ${Object.keys(run.env ?? {}).join(', ')}`,
+      `[${run.scenario} ${run.transport}] note: --target runs without ${ignored.join(', ')}`,
       true,
     );
   }
-  const service = own
-    ? await ctx.launch(run, { inspect: run.inspect ?? false })
-    : (ctx.target as RunningService);
+  const service = target ?? (await ctx.launch(run, { inspect: run.inspect ?? false }));
   try {
     return await runAgainst(ctx, service, run, hooks);
   } finally {
-    if (own) await service.stop();
+    if (target === undefined) await service.stop();
   }
 }
 
@@ -140,13 +145,12 @@ export async function runTransport(
  */
 export async function runVariants(
   ctx: RunContext,
-  variants: readonly { run: TransportRun; hooks?: RunHooks }[],
+  given: readonly { run: TransportRun; hooks?: RunHooks }[],
 ): Promise<RunResult[]> {
-  if (variants.length === 0) return [];
-  const own = ownService(ctx, variants[0].run);
-  const service = own
-    ? await ctx.launch(variants[0].run, { inspect: false })
-    : (ctx.target as RunningService);
+  if (given.length === 0) return [];
+  const variants = given.map((v) => ({ ...v, run: inItsDomain(v.run) }));
+  const target = targetOf(ctx, variants[0].run);
+  const service = target ?? (await ctx.launch(variants[0].run, { inspect: false }));
   const out: RunResult[] = [];
   try {
     for (const v of variants) {
@@ -154,20 +158,31 @@ export async function runVariants(
       out.push(await runAgainst(ctx, service, v.run, v.hooks));
     }
   } finally {
-    if (own) await service.stop();
+    if (target === undefined) await service.stop();
   }
   return out;
 }
 
 /**
- * Whether a run starts its own server: always without a target, for the overhead
- * scenario's bare runs (the bare server is ours, not the target), and for runs that need
- * service environment when the target may be replaced.
+ * The running server a run uses, or undefined when it starts its own: always without a
+ * target, for the overhead scenario's bare runs (the bare server is ours, not the
+ * target), and for runs that need service environment when the target may be replaced.
+ * A run in the payload domain uses the payload target when there is one; the bare
+ * servers carry either domain, whichever the schedule asks for.
  */
+export function targetOf(ctx: RunContext, run: TransportRun): RunningService | undefined {
+  if (!ctx.target) return undefined;
+  const server = run.server ?? ctx.server;
+  if (server !== ctx.server) return undefined;
+  const { STREAM_DOMAIN: domain, ...env } = run.env ?? {};
+  if (ctx.launchForEnv === true && Object.keys(env).length > 0) return undefined;
+  if (domain !== 'payload' || server !== 'nest' || ctx.launchForEnv !== true) return ctx.target;
+  return ctx.payloadTarget;
+}
+
+/** Whether a run starts its own server (`targetOf` finds none for it). */
 export function ownService(ctx: RunContext, run: TransportRun): boolean {
-  if (!ctx.target) return true;
-  if ((run.server ?? ctx.server) !== ctx.server) return true;
-  return ctx.launchForEnv === true && Object.keys(run.env ?? {}).length > 0;
+  return targetOf(ctx, run) === undefined;
 }
 
 export async function runAgainst(
@@ -302,7 +317,8 @@ export async function runAgainst(
     await admin.prepare({
       orders,
       ratePerOrder: run.ratePerOrder,
-      paddingBytes: run.payloadBytes,
+      payloadBytes: run.payloadBytes,
+      domain: domainOf(run),
       prefix,
     });
 

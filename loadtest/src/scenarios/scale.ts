@@ -2,7 +2,7 @@ import { DEFAULT_READ_BATCH_MS } from '../clients/read-batcher';
 import { GENERATOR_SATURATED_CPU_PCT } from '../sampling/sampler';
 import type { RunResult } from './result';
 import { runTransport } from './run-transport';
-import { PADDING_FOR_117_BYTES } from './steady';
+import { defaultPayloadBytes } from './steady';
 import { anyTransport, perTransport, type Scenario, warmupOf } from './scenario';
 
 /** The bound: a step is clean with zero loss and p99 at or under this. */
@@ -76,7 +76,7 @@ export const scale: Scenario = {
           ratePerOrder: o.rate ?? 10,
           durationS: o.durationS ?? (o.tiny ? 1 : 5),
           warmupS: warmupOf(o),
-          payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+          payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
           drainTimeoutMs: 3_000,
           // The generator reads what it does not time in batches, so that the service's
           // core fills first (ReadBatcher: the service's work is the same).

@@ -14,10 +14,12 @@ export interface ScenarioOptions {
   readonly warmupS?: number;
   /** Broadcast: the order counts the subscribers spread over (default 1, 10 and N). */
   readonly orders?: readonly number[];
-  /** Overhead and broadcast: rounds of alternating servers (default: the scenario's). */
+  /** Overhead, ladder and broadcast: rounds of alternating servers or rungs (default: the scenario's). */
   readonly rounds?: number;
   /** Scale: the unsampled subscribers' read batch, ms; 0 reads as events arrive. */
   readonly readBatchMs?: number;
+  /** Ladder: the ids of the rungs to run (default: every rung of the transport). */
+  readonly rungs?: readonly string[];
   /** Seconds-long smoke sizes for the test suite. */
   readonly tiny: boolean;
 }
@@ -50,7 +52,7 @@ export interface Scenario {
   readonly processPerTransport?: boolean;
 }
 
-export const STREAMING: readonly TransportName[] = ['grpc', 'sse', 'sse-h2', 'ws'];
+export const STREAMING: readonly TransportName[] = ['grpc', 'sse', 'sse-h2', 'ws', 'websocket'];
 export const isStreaming = (t: TransportName): boolean => STREAMING.includes(t);
 export const anyTransport = (): boolean => true;
 

@@ -1,12 +1,56 @@
+import type { TransportName } from '../clients/transport';
 import { runTransport, runVariants } from './run-transport';
-import { anyTransport, isStreaming, perTransport, type Scenario, warmupOf } from './scenario';
+import type { TransportRun } from './run-options';
+import {
+  anyTransport,
+  isStreaming,
+  perTransport,
+  type Scenario,
+  type ScenarioOptions,
+  warmupOf,
+} from './scenario';
 
 /** The event size of seed 001 (~117 bytes of JSON) needs about this much padding. */
 export const PADDING_FOR_117_BYTES = 12;
+/**
+ * The payload that makes a payload event exactly as large as the order's steady tracking
+ * update padded with PADDING_FOR_117_BYTES: 169 bytes of JSON, and (gRPC) a 65-byte
+ * SubscribeResponse, at seq 3 of `lt1-123`.
+ */
+export const PAYLOAD_AS_LARGE_AS_TRACKING = { json: 94, protobuf: 41 } as const;
+
+/**
+ * A run's default event size on `transport`: the payload whose event puts as many bytes
+ * on the wire as the padded tracking update the load test published before the payload
+ * domain, so the figures compare with earlier runs.
+ */
+export function defaultPayloadBytes(transport: TransportName): number {
+  const sizes = PAYLOAD_AS_LARGE_AS_TRACKING;
+  return transport === 'grpc' ? sizes.protobuf : sizes.json;
+}
 /** Seed 001 counted the bytes of 1,000 events. */
 export const BYTES_EVENTS = 1_000;
 /** The slow consumer's link (seed 000 throttled one client to 50 KB/s). */
 export const SLOW_CONSUMER_BYTES_PER_SEC = 50_000;
+
+/**
+ * The steady load the comparisons run on every server they compare (overhead, ladder):
+ * N subscribers at R ev/s each for D s after the warm-up, ~117-byte events; the
+ * scenario gives its own full-size N and D.
+ */
+export function steadyLoad(
+  o: ScenarioOptions,
+  full: { readonly subscribers: number; readonly durationS: number },
+  transport: TransportName,
+): Pick<TransportRun, 'subscribers' | 'ratePerOrder' | 'durationS' | 'warmupS' | 'payloadBytes'> {
+  return {
+    subscribers: o.subscribers ?? (o.tiny ? 4 : full.subscribers),
+    ratePerOrder: o.rate ?? 10,
+    durationS: o.durationS ?? (o.tiny ? 1 : full.durationS),
+    warmupS: warmupOf(o),
+    payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
+  };
+}
 
 export const steady: Scenario = {
   name: 'steady',
@@ -22,7 +66,7 @@ export const steady: Scenario = {
         ratePerOrder: o.rate ?? 10,
         durationS: o.durationS ?? (o.tiny ? 1 : 10),
         warmupS: warmupOf(o),
-        payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+        payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
         grpcSharedChannel: o.grpcSharedChannel,
       }),
     ),
@@ -45,7 +89,7 @@ export const wan: Scenario = {
             ratePerOrder: rate,
             durationS: o.durationS ?? (o.tiny ? 2 : 5),
             warmupS: warmupOf(o),
-            payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+            payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
             proxy: { oneWayDelayMs: 25, only: 'all' },
             grpcSharedChannel: o.grpcSharedChannel,
           },
@@ -75,7 +119,7 @@ export const bytes: Scenario = {
             subscribers: 1,
             ratePerOrder: rate,
             durationS: o.durationS ?? (o.tiny ? 1 : Math.ceil(BYTES_EVENTS / rate)),
-            payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+            payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
             headers,
             proxy: { only: 'all' },
             countSetupBytes: true,

@@ -10,6 +10,8 @@ export const ADMIN_TIMEOUT_MS = 15_000;
 /** Talks to the service's admin API and metrics (control traffic never goes through the proxy). */
 export class AdminClient implements ServiceControl {
   private readonly base: string;
+  /** Where a stream's snapshot is read: the domain of the last schedule. */
+  private snapshotRoute = '/v1/orders';
 
   constructor(
     svc: ServiceEndpoints,
@@ -43,7 +45,19 @@ export class AdminClient implements ServiceControl {
    * `timeoutMs`: creating 100,000 orders through a shared store takes longer than a call.
    */
   async prepare(s: SimulatorSchedule, timeoutMs = ADMIN_TIMEOUT_MS): Promise<SimulatorStatus> {
-    const body = { prefix: ORDER_PREFIX, ...s, lifecycle: false, autoStart: false };
+    const { domain = 'order', payloadBytes = 0, ...schedule } = s;
+    // The payload domain's schedule is steady only; the order domain's pads its updates.
+    const body =
+      domain === 'payload'
+        ? { prefix: ORDER_PREFIX, ...schedule, payloadBytes, autoStart: false }
+        : {
+            prefix: ORDER_PREFIX,
+            ...schedule,
+            paddingBytes: payloadBytes,
+            lifecycle: false,
+            autoStart: false,
+          };
+    this.snapshotRoute = domain === 'payload' ? '/v1/streams' : '/v1/orders';
     const text = await this.call('PUT', '/v1/admin/simulator', body, timeoutMs);
     return JSON.parse(text) as SimulatorStatus;
   }
@@ -62,7 +76,7 @@ export class AdminClient implements ServiceControl {
 
   async lastSeq(orderId: string): Promise<number> {
     const snap = JSON.parse(
-      await this.call('GET', `/v1/orders/${encodeURIComponent(orderId)}`),
+      await this.call('GET', `${this.snapshotRoute}/${encodeURIComponent(orderId)}`),
     ) as {
       lastSeq: number;
     };

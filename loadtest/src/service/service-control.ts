@@ -1,9 +1,18 @@
 import type { PromSample } from '../sampling/prom-text';
 
+/** The service's stream domains a run can drive (the service's STREAM_DOMAIN). */
+export type RunDomain = 'order' | 'payload';
+
 export interface SimulatorSchedule {
   readonly orders: number;
   readonly ratePerOrder: number;
-  readonly paddingBytes?: number;
+  /**
+   * Bytes per event: the payload domain's payload, or in the order domain the filler of
+   * each tracking update. @default 0
+   */
+  readonly payloadBytes?: number;
+  /** The server's stream domain (its STREAM_DOMAIN; a bare server follows it). @default 'order' */
+  readonly domain?: RunDomain;
   readonly prefix?: string;
   readonly durationMs?: number;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { OrderStatus } from '@app/contracts';
+import { OrderStatus } from '@app/order-domain';
 import { spawnService, type ServiceProcess } from '../../ops/service-process';
 import { bearer } from '../../support/auth';
 import { TEST_CERT_DIR } from '../../support/test-app';

@@ -215,14 +215,47 @@ export async function stalledSocketIo(opts: {
     ws.terminate();
     throw new Error(`${opts.label}: subscribe refused: ${ack}`);
   }
+  return pausedWebSocket(opts.label, ws, () => closed);
+}
+
+/**
+ * A raw WebSocket (`/v1/orders/:id/ws`) paused once its `open` frame arrived (the stream
+ * was accepted; the replay follows at once): it never reads the rest, the end frame, or the close frame.
+ */
+export async function stalledWebSocket(opts: {
+  readonly label: string;
+  readonly httpUrl: string;
+  readonly orderId: string;
+  readonly token?: string;
+}): Promise<StalledClient> {
+  const ws = new WebSocket(
+    `${opts.httpUrl.replace(/^http/, 'ws')}/v1/orders/${opts.orderId}/ws?after=0`,
+    { headers: { authorization: `Bearer ${opts.token ?? DEFAULT_TEST_TOKEN}` } },
+  );
+  let closed = false;
+  ws.on('error', () => undefined);
+  ws.on('close', () => (closed = true));
+  const first = await once<RawData>(ws, 'message', OPEN_TIMEOUT_MS).catch(() => undefined);
+  if (first === undefined || !(first as Buffer).toString('utf8').startsWith('{"type":"open"')) {
+    ws.terminate();
+    throw new Error(`${opts.label}: stream refused`);
+  }
+  return pausedWebSocket(opts.label, ws, () => closed);
+}
+
+/**
+ * A `ws` client whose stream was accepted, paused from now on. Asking whether the server
+ * closed it makes it read again (a paused socket never sees the close).
+ */
+function pausedWebSocket(label: string, ws: WebSocket, closed: () => boolean): StalledClient {
   ws.pause();
   return {
-    label: opts.label,
+    label,
     closedByServer: async (timeoutMs) => {
       ws.removeAllListeners('message');
       ws.on('message', () => undefined);
       ws.resume();
-      return waitFor(() => closed, `${opts.label} closed`, timeoutMs, 20).then(
+      return waitFor(closed, `${label} closed`, timeoutMs, 20).then(
         () => true,
         () => false,
       );

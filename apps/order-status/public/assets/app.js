@@ -7,7 +7,13 @@
 'use strict';
 
 (() => {
-  const STEPS = ['created', 'paid', 'packed', 'shipped', 'out_for_delivery', 'delivered'];
+  /** The domain's names and labels: assets/order-domain.js, generated from libs/order-domain. */
+  const DOMAIN = globalThis.orderDomain;
+  /** The statuses an order moves forward through: the stepper. */
+  const STEPS = DOMAIN.statusPath;
+  /** Each event kind by the item it travels in (`{kind, [kind]: event}`). */
+  const KINDS = new Map(DOMAIN.kinds.map((k) => [k.itemKind, k]));
+  const label = (status) => DOMAIN.statusLabels[status] ?? status;
   const TOKEN_KEY = 'orderStatus.token';
   /** A dev-only endpoint that hands out a token, when the service offers one. */
   const DEV_TOKEN_PATH = '/v1/dev/token';
@@ -77,17 +83,19 @@
   }
 
   function renderStatus(status) {
-    ui.current.textContent = status ? status.replaceAll('_', ' ') : '—';
+    ui.current.textContent = status ? label(status) : '—';
     const idx = STEPS.indexOf(status);
+    // A terminal status off the path (a cancellation) is shown after the first step.
+    const endedEarly = idx < 0 && DOMAIN.terminalStatuses.includes(status);
     ui.stepper.replaceChildren(
       ...STEPS.map((s, i) => {
         const li = document.createElement('li');
-        li.textContent = s.replaceAll('_', ' ');
-        if (status === 'cancelled') {
+        li.textContent = label(s);
+        if (endedEarly) {
           if (i === 0) li.className = 'done';
           if (i === 1) {
-            li.className = 'cancelled';
-            li.textContent = 'cancelled';
+            li.className = status;
+            li.textContent = label(status);
           }
         } else if (idx >= 0 && i <= idx) {
           li.className = i === idx ? 'done current' : 'done';
@@ -152,7 +160,7 @@
   }
 
   /** The page's transport names (kept for old links) and the library's. */
-  const TRANSPORTS = { sse: 'sse', ws: 'ws', 'long-poll': 'longpoll' };
+  const TRANSPORTS = { sse: 'sse', ws: 'ws', websocket: 'websocket', 'long-poll': 'longpoll' };
 
   function fmtPlace(t) {
     const { lat, lon } = t.location;
@@ -160,7 +168,10 @@
     return `${lat.toFixed(4)}, ${lon.toFixed(4)} · ETA ${eta}`;
   }
 
-  /** A status change or a tracking update: both carry a seq, a status and a publish time. */
+  /**
+   * An event of one of the domain's kinds (a status change or a tracking update): both
+   * carry a seq, a status and a publish time.
+   */
   function onEvent(e, kind) {
     state.lastSeq = e.seq;
     state.events++;
@@ -175,13 +186,14 @@
     }
 
     const li = document.createElement('li');
-    li.dataset.kind = kind;
+    li.dataset.kind = kind.itemKind;
     li.dataset.seq = String(e.seq);
     const what = document.createElement('span');
-    if (kind === 'tracking') {
-      what.append(cell('badge tracking', 'tracking'), ' ', cell('place', fmtPlace(e)));
+    if (e.location) {
+      // A tracking update: where the parcel is, not a new status.
+      what.append(cell(`badge ${kind.wireName}`, kind.wireName), ' ', cell('place', fmtPlace(e)));
     } else {
-      what.append(cell(`badge ${e.status}`, e.status.replaceAll('_', ' ')));
+      what.append(cell(`badge ${e.status}`, label(e.status)));
       if (e.reason) what.append(' ', cell('reason', e.reason));
     }
     li.append(
@@ -198,18 +210,15 @@
   function onItem(item) {
     syncStats();
     switch (item.kind) {
-      case 'event':
-        onEvent(item.event, 'event');
-        break;
-      case 'tracking':
-        onEvent(item.tracking, 'tracking');
-        break;
       case 'reset': {
         // The resume point could not be served without a gap: the snapshot replaces our view.
         const { reason, snapshot } = item.reset;
         state.resets++;
         state.lastSeq = snapshot.lastSeq;
-        note('reset', `reset (${reason}): now at seq ${snapshot.lastSeq}, ${snapshot.status}`);
+        note(
+          'reset',
+          `reset (${reason}): now at seq ${snapshot.lastSeq}, ${label(snapshot.status)}`,
+        );
         renderStatus(snapshot.status);
         break;
       }
@@ -228,9 +237,13 @@
       case 'end':
         onEnd(item);
         break;
-      default:
-        // An item kind this page does not know yet (a newer service): ignore it.
+      default: {
+        // An event, under its kind's item name; a kind this page does not know yet (a
+        // newer service) is ignored.
+        const kind = KINDS.get(item.kind);
+        if (kind) onEvent(item[item.kind], kind);
         break;
+      }
     }
     syncStats();
     renderStats();

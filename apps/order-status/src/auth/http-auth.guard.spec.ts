@@ -16,7 +16,7 @@ import {
   testClaims,
 } from '../../../../libs/auth/src/testing/token-fixtures';
 import { ErrorCode } from '@app/contracts';
-import type { OrderStore } from '@app/event-bus';
+import type { OrderStore } from '@app/store';
 import type { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../ops/metrics.service';
 import { RequireScopes, StreamCredentials } from './auth.decorators';
@@ -52,8 +52,11 @@ describe('HttpAuthGuard', () => {
         inc: (labels: { transport: string; reason: string }) => failures.push(labels),
       },
     } as unknown as MetricsService;
-    auth = new AuthService(verifier, {} as OrderStore, {} as ConnectionLimiter, metrics);
-    const config = { auth: { cookieName: 'session' } } as AppConfig;
+    const config = {
+      auth: { cookieName: 'session' },
+      benchmark: { auth: true },
+    } as AppConfig;
+    auth = new AuthService(verifier, {} as OrderStore, {} as ConnectionLimiter, metrics, config);
     guard = new HttpAuthGuard(new Reflector(), auth, new InMemoryStreamTicketStore(), config);
   });
 

@@ -5,7 +5,7 @@ import { authorizationValues, StreamTicketStore, type Principal, type Scope } fr
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
-import { HTTP_CONNECTION_ROUTES } from '../ops/connection-routes';
+import { HTTP_CONNECTION_ROUTES } from '../connections/connection-routes';
 import { AUTH_POLICY, REQUIRED_SCOPES, type AuthPolicy } from './auth.decorators';
 import { AuthService } from './auth.service';
 

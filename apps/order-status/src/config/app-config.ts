@@ -1,6 +1,5 @@
 import {
   DEFAULT_CHANNEL_IDLE_MS,
-  DEFAULT_IDEMPOTENCY_WINDOW_MS,
   DEFAULT_MAX_STREAM_AGE_JITTER_MS,
   DEFAULT_MAX_STREAM_AGE_MS,
   DEFAULT_OVERFLOW_POLICY,
@@ -10,6 +9,7 @@ import {
   OVERFLOW_POLICIES,
   type OverflowPolicy,
 } from '@app/event-bus';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '@app/store';
 import {
   DEFAULT_REDIS_CLUSTER_SLOTS_REFRESH_MS,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
@@ -27,6 +27,8 @@ import {
 } from './auth-config';
 import { DEFAULT_STREAM_END_GRACE_MS } from '../connections/stream-lifecycle';
 import { EnvReader, type Env, type VariableSpec } from './env-schema';
+import { readBenchmarkConfig, type BenchmarkConfig } from './benchmark-config';
+import { readTracingConfig, type TracingConfig } from './tracing-config';
 import { readMemoryConfig, type MemoryConfig } from './memory-config';
 
 /**
@@ -115,6 +117,13 @@ export interface AppConfig {
     readonly maxHttpBufferBytes: number;
     readonly corsOrigins: readonly string[];
   };
+  /** The raw WebSocket transport (RFC 6455, transports/websocket). */
+  readonly websocket: {
+    /** A ping per interval; a peer that has not answered the previous one is cut. */
+    readonly pingIntervalMs: number;
+    /** Largest message a client may send (it needs none; control frames are 125 B). */
+    readonly maxPayloadBytes: number;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Whether ordinary requests run in a logging context (ops/request-context.ts). */
   readonly logRequestContext: 'auto' | 'on' | 'off';
@@ -130,6 +139,10 @@ export interface AppConfig {
   readonly limits: LimitsConfig;
   /** The byte bound of each in-process structure a client can grow (memory-config.ts). */
   readonly memory: MemoryConfig;
+  /** Benchmark-only switches that turn production layers off (benchmark-config.ts). */
+  readonly benchmark: BenchmarkConfig;
+  /** OpenTelemetry tracing (OTEL_* variables, tracing-config.ts); undefined: off. */
+  readonly tracing?: TracingConfig;
   /**
    * How long the store remembers a publish's idempotency key (HTTP `Idempotency-Key`,
    * gRPC `request_id`): a retry within it answers the first publish's event.
@@ -160,6 +173,10 @@ export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** @default 10_000 ms for a gRPC connection to send the HTTP/2 preface, as for a TLS handshake */
 export const DEFAULT_GRPC_PREFACE_TIMEOUT_MS = 10_000;
+/** @default 30_000 ms between raw WebSocket pings (a dead peer is cut within two) */
+export const DEFAULT_WEBSOCKET_PING_INTERVAL_MS = 30_000;
+/** @default 4_096 bytes: the largest message a raw WebSocket client may send */
+export const DEFAULT_WEBSOCKET_MAX_PAYLOAD_BYTES = 4_096;
 const HOUR_MS = 3_600_000;
 /** @default 1: `order-1`, the order the README's and the banner's examples follow */
 export const DEFAULT_SIMULATOR_LONG_LIVED_ORDERS = 1;
@@ -458,7 +475,23 @@ function readConfig(r: EnvReader): AppConfig {
       corsOrigins: r.list(
         'WS_CORS_ORIGINS',
         ['http://localhost:3000', 'https://localhost:3443'],
-        'origins allowed to open a socket.io connection from a browser (besides this origin)',
+        'origins allowed to open a socket.io or raw WebSocket connection from a browser (besides this origin)',
+      ),
+    },
+    websocket: {
+      pingIntervalMs: r.int(
+        'WEBSOCKET_PING_INTERVAL_MS',
+        DEFAULT_WEBSOCKET_PING_INTERVAL_MS,
+        1_000,
+        600_000,
+        'raw WebSocket ping interval; a peer that has not answered the previous ping by the next is cut',
+      ),
+      maxPayloadBytes: r.int(
+        'WEBSOCKET_MAX_PAYLOAD_BYTES',
+        DEFAULT_WEBSOCKET_MAX_PAYLOAD_BYTES,
+        125,
+        1_048_576,
+        'largest message a raw WebSocket client may send (it sends none: the connection closes with 1009)',
       ),
     },
     logLevel: r.oneOf(
@@ -494,6 +527,8 @@ function readConfig(r: EnvReader): AppConfig {
     auth: readAuthConfig(r),
     limits: readLimitsConfig(r),
     memory: readMemoryConfig(r),
+    benchmark: readBenchmarkConfig(r, r.str('NODE_ENV', 'development') === 'production'),
+    tracing: readTracingConfig(r),
   };
   if (config.longPoll.defaultWaitS > config.longPoll.maxWaitS) {
     r.problems.push(

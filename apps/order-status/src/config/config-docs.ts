@@ -72,6 +72,18 @@ const SECTIONS: readonly Section[] = [
     about: 'See [operations](operations.md).',
     match: /^(LOG_.*|SHUTDOWN_.*)$/,
   },
+  {
+    title: 'Tracing (OpenTelemetry)',
+    about:
+      'The standard `OTEL_*` variables; off unless an OTLP endpoint or `OTEL_TRACES_EXPORTER=otlp` is set. See [tracing](tracing.md).',
+    match: /^OTEL_/,
+  },
+  {
+    title: 'Benchmark only',
+    about:
+      "Switches for the load test's [ladder scenario](loadtest-method.md), which prices each production layer by turning it off; never set them in production.",
+    match: /^BENCHMARK_/,
+  },
 ];
 
 const OTHER: Section = { title: 'Other', about: '', match: /^/ };

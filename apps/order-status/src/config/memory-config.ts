@@ -3,7 +3,7 @@ import {
   DEFAULT_RATE_WINDOWS_MAX_BYTES,
   DEFAULT_VERIFIED_TOKENS_MAX_BYTES,
 } from '@app/auth';
-import { DEFAULT_IDEMPOTENCY_MAX_BYTES } from '@app/event-bus';
+import { DEFAULT_IDEMPOTENCY_MAX_BYTES } from '@app/store';
 import type { EnvReader } from './env-schema';
 
 /**

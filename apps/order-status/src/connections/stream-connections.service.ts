@@ -4,6 +4,7 @@ import { OrderEventBus, type BusSubscription, type DeliverySink } from '@app/eve
 import { AuthService } from '../auth/auth.service';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
+import { DrainGate } from './drain-gate';
 import {
   StreamLifecycle,
   type ConnectionPort,
@@ -44,15 +45,28 @@ export class StreamConnections {
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DrainGate) private readonly drain: DrainGate,
   ) {}
 
-  /** Any connection: the transport supplies every step (socket.io: one per socket). */
+  /**
+   * Any connection: the transport supplies every step (socket.io: one per socket). While
+   * the instance drains, the stream does not open: the connection fails with the drain
+   * gate's `unavailable` and reconnect advice (checked last, so a connection whose
+   * authorization was still running when the drain began is turned away too).
+   */
   lifecycle<H extends StreamHandle>(plan: StreamPlan<H>): StreamLifecycle<H> {
-    return new StreamLifecycle(plan, {
-      gauge: this.bus.stats,
-      deadlines: this.bus.deadlines,
-      endGraceMs: this.config.streamEndGraceMs,
-    });
+    const open = (ctx: StreamContext): Promise<H> => {
+      this.drain.assertOpen();
+      return plan.open(ctx);
+    };
+    return new StreamLifecycle(
+      { ...plan, open },
+      {
+        gauge: this.bus.stats,
+        deadlines: this.bus.deadlines,
+        endGraceMs: this.config.streamEndGraceMs,
+      },
+    );
   }
 
   /** A connection serving one order: authorized for it and holding one of the principal's slots. */

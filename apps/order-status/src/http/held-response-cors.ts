@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { HTTP_CONNECTION_ROUTES } from '../ops/connection-routes';
+import { HTTP_CONNECTION_ROUTES } from '../connections/connection-routes';
 
 /** The (private) step of NestJS 12's FastifyAdapter this module adjusts. */
 interface CorsCopy {

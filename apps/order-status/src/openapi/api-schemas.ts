@@ -1,27 +1,29 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  CANCEL_REASON_MAX_LENGTH,
   ErrorCode,
-  MAX_ETA_MS,
-  MAX_PADDING_BYTES,
   ORDER_ID_MAX_LENGTH,
   ORDER_ID_PATTERN,
-  ORDER_STATUSES,
-  OrderStatus,
   OWNER_ID_PATTERN,
   ResetReason,
   SkipReason,
   type ErrorBody as ErrorBodyShape,
+  type StreamSkipped as StreamSkippedShape,
+} from '@app/contracts';
+import {
+  CANCEL_REASON_MAX_LENGTH,
+  MAX_ETA_MS,
+  MAX_PADDING_BYTES,
+  ORDER_STATUSES,
+  OrderStatus,
   type GeoPoint as GeoPointShape,
   type OrderSnapshot as OrderSnapshotShape,
   type OrderStatusChanged as OrderStatusChangedShape,
   type PublishStatusDto,
   type PublishTrackingDto,
   type StreamReset as StreamResetShape,
-  type StreamSkipped as StreamSkippedShape,
   type Tracking as TrackingShape,
   type TrackingUpdated as TrackingUpdatedShape,
-} from '@app/contracts';
+} from '@app/order-domain';
 
 /*
  * OpenAPI schemas of the JSON the REST routes exchange. The contracts are TypeScript

@@ -5,18 +5,13 @@ import {
   getSchemaPath,
   type ApiPropertyOptions,
 } from '@nestjs/swagger';
-import {
-  MAX_PADDING_BYTES,
-  ORDER_ID_MAX_LENGTH,
-  ORDER_ID_PATTERN,
-  type EventName,
-  type NamedEvent,
-} from '@app/contracts';
+import { ORDER_ID_MAX_LENGTH, ORDER_ID_PATTERN } from '@app/contracts';
+import { MAX_PADDING_BYTES, type EventName, type NamedEvent } from '@app/order-domain';
 import type {
   SimulatorSchedule as SimulatorScheduleShape,
   SimulatorState,
   SimulatorStatus as SimulatorStatusShape,
-} from '@app/event-bus';
+} from '../simulator/simulator';
 import type { SimulatorScheduleDto } from '../orders/simulator-schedule.dto';
 import type { PollBody as PollBodyShape } from '../transports/long-poll/poll-answer';
 import { OrderStatusChanged, StreamReset, StreamSkipped, TrackingUpdated } from './api-schemas';

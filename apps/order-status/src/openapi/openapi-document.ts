@@ -11,7 +11,7 @@ const DESCRIPTION = [
   'HTTP streaming transports (Server-Sent Events and long-poll) and the credentials',
   'EventSource needs. The same events also travel over socket.io (namespace `/orders`) and',
   'gRPC (`orderstatus.v1.OrderStatusService`, proto/order_status.proto, with server',
-  'reflection); docs/asyncapi.yaml describes the SSE, socket.io and long-poll channels.',
+  'reflection); docs/asyncapi.yaml describes the SSE, socket.io, raw WebSocket and long-poll channels.',
   '',
   'Every error has the body `{"error": {"code", "message", "retryAfterMs"?}}`; `code` is',
   'one of the ErrorCode values and means the same on every transport.',
@@ -60,7 +60,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       SecurityScheme.SessionCookie,
     )
     .addTag('orders', 'Publish status changes, read an order')
-    .addTag('streams', 'Follow an order over HTTP: Server-Sent Events and long-poll')
+    .addTag(
+      'streams',
+      'Follow an order over HTTP: Server-Sent Events, long-poll, the raw WebSocket upgrade',
+    )
     .addTag('credentials', 'Credentials for EventSource, which cannot send headers')
     .addTag('admin', 'Simulator control (ADMIN_ENABLED)')
     .addTag('ops', 'Health and metrics')

@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { request } from 'undici';
 import { ConnectionLog } from './connection-log';
-import { ConnectionLogGuard } from './connection-log.guard';
+import { OpsConnectionObserver } from './ops-connection-observer';
+import { ConnectionLogGuard } from '../connections/connection-log.guard';
 import { jsonLineSink } from './testing/json-lines';
 
 interface Line {
@@ -32,7 +33,7 @@ describe('ConnectionLogGuard', () => {
 
   beforeAll(async () => {
     const logger = new PinoLogger(params);
-    guard = new ConnectionLogGuard(new ConnectionLog(logger));
+    guard = new ConnectionLogGuard(new OpsConnectionObserver(new ConnectionLog(logger), () => {}));
     app = Fastify();
     app.get('/v1/orders/:orderId/events', (req, reply) => {
       const before = reply.raw.listenerCount('close');

@@ -1,29 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-
-/** What a connection's closing log line needs; `closed()` is idempotent. */
-export interface ConnectionHandle {
-  /**
-   * `principal`: when the caller was only authenticated after the connection opened (a
-   * gRPC handler checks its metadata itself), who it turned out to be.
-   */
-  closed(reason?: string, principal?: string): void;
-}
-
-const ANONYMOUS = 'anonymous';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ANONYMOUS, type ConnectionHandle } from '../connections/connection-observer';
 
 /** The handle of a connection whose lines are not written at the configured level. */
 const UNLOGGED: ConnectionHandle = { closed: () => undefined };
-
-/**
- * The principal a request, socket or call was authenticated as, where the auth layer
- * leaves it: `principal.subject` on the Fastify request, on `socket.data`, or on the
- * gRPC call. `anonymous` when there is none (auth disabled, or not reached yet).
- */
-export function principalOf(holder: unknown): string {
-  const p = (holder as { principal?: { subject?: unknown } } | null | undefined)?.principal;
-  return typeof p?.subject === 'string' ? p.subject : ANONYMOUS;
-}
 
 /**
  * One log line when a client connection opens and one when it closes (with its
@@ -35,8 +17,15 @@ export function principalOf(holder: unknown): string {
 export class ConnectionLog {
   private nextId = 1;
 
-  constructor(@Inject(PinoLogger) private readonly logger: PinoLogger) {
+  /** False with `BENCHMARK_LAYERS_OFF=request-log`: the load test's ladder prices these lines. */
+  private readonly on: boolean;
+
+  constructor(
+    @Inject(PinoLogger) private readonly logger: PinoLogger,
+    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+  ) {
     logger.setContext('Connections');
+    this.on = config?.benchmark.requestLog ?? true;
   }
 
   /**
@@ -45,7 +34,7 @@ export class ConnectionLog {
    * looks at the level, and a long-poll opens a connection many times a second.
    */
   get enabled(): boolean {
-    return this.logger.logger.isLevelEnabled('info');
+    return this.on && this.logger.logger.isLevelEnabled('info');
   }
 
   opened(

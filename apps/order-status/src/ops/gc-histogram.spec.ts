@@ -64,6 +64,19 @@ describe('countEveryGc', () => {
     }
   });
 
+  it('exports every kind at zero before the first collection', async () => {
+    // A scraper reading a window (the load test) needs the series from its first scrape:
+    // a labelled histogram without observations is exported as its HELP and TYPE lines only.
+    const registry = new Registry();
+    const stop = countEveryGc(registry);
+    stop();
+    const text = await registry.getSingleMetricAsString(GC_DURATION_METRIC);
+    for (const kind of ['minor', 'major', 'incremental', 'weakcb']) {
+      expect(text).toContain(`nodejs_gc_duration_seconds_count{kind="${kind}"} 0`);
+      expect(text).toContain(`nodejs_gc_duration_seconds_sum{kind="${kind}"} 0`);
+    }
+  });
+
   it('stops observing when asked', async () => {
     const registry = new Registry();
     const stop = countEveryGc(registry);

@@ -1,4 +1,5 @@
-import { InMemoryOrderStore, OrderEventBus } from '@app/event-bus';
+import { OrderEventBus } from '@app/event-bus';
+import { InMemoryOrderStore } from '@app/store';
 import type { AuthState } from '../auth/auth-state';
 import { CLOSE_GRACE_MS, gracefulShutdown } from './graceful-shutdown';
 import { Readiness } from './readiness.service';

@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
-import { errorBody, ErrorCode, GatewayError, StreamEndReason } from '@app/contracts';
-import { MIN_RECONNECT_ADVICE_MS, type OrderEventBus } from '@app/event-bus';
-import { endFrame, retryFrame } from '../transports/sse/sse-frames';
+import { StreamEndReason } from '@app/contracts';
+import type { OrderEventBus } from '@app/event-bus';
 import type { Readiness } from './readiness.service';
 
 /**
@@ -11,6 +9,11 @@ import type { Readiness } from './readiness.service';
  * drain window, and at most half of it.
  */
 export const CLOSE_GRACE_MS = 1_000;
+/**
+ * @default 5_000 ms after the drain deadline for closing connections, Nest and the store,
+ * before the process exits on its own; an orchestrator's grace period must cover both.
+ */
+export const SHUTDOWN_EXIT_MARGIN_MS = 5_000;
 /** How often the drain looks at the open-connection count (a bounded condition wait). */
 const DRAIN_POLL_MS = 20;
 
@@ -42,7 +45,7 @@ export interface ShutdownSteps {
  *    balancers stop routing here;
  * 2. no new streams: HTTP/2 and gRPC sessions get GOAWAY, and HTTP requests (on new or
  *    kept-alive connections: the HTTP listeners stay open until step 5, so probes still
- *    get their 503) are turned away with reconnect advice (see `registerDrainGate`);
+ *    get their 503) are turned away with reconnect advice (the connection layer's `DrainGate`);
  * 3. every open stream is told to reconnect, each with its own random delay so the
  *    clients of this instance do not come back in one burst: SSE `retry:` then
  *    `event: end`, socket.io `end {retryAfterMs}` then the connection closes, gRPC
@@ -81,44 +84,4 @@ function openConnections(bus: OrderEventBus): number {
   let n = 0;
   for (const count of bus.stats.connectionsByTransport.values()) n += count;
   return n;
-}
-
-/** A reconnect delay for one client, spread like the ones `bus.endAll` advises. */
-function adviseMs(jitterMs: number): number {
-  return MIN_RECONNECT_ADVICE_MS + Math.floor(Math.random() * jitterMs);
-}
-
-/**
- * Requests that reach the service while it drains (an HTTP/1.1 client reusing a kept-
- * alive connection) get reconnect advice instead of a new stream: EventSource gets a
- * well-formed stream with `retry:` and `end` (an error status would make it give up for
- * good), everyone else 503 with Retry-After. Probes and metrics still answer, so the
- * drain can be watched.
- */
-export function registerDrainGate(
-  fastify: FastifyInstance,
-  readiness: Readiness,
-  reconnectJitterMs: number,
-): void {
-  fastify.addHook('onRequest', (req, reply, done) => {
-    if (readiness.state().phase !== 'draining' || /^\/(?:health|metrics)\b/.test(req.url)) {
-      done();
-      return;
-    }
-    const retryMs = adviseMs(reconnectJitterMs);
-    // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 section 8.2.2).
-    if (req.raw.httpVersionMajor === 1) void reply.header('connection', 'close');
-    void reply.header('cache-control', 'no-store');
-    if ((req.headers.accept ?? '').includes('text/event-stream')) {
-      void reply
-        .status(200)
-        .header('content-type', 'text/event-stream; charset=utf-8')
-        .send(retryFrame(retryMs) + endFrame(StreamEndReason.Shutdown, retryMs));
-      return;
-    }
-    void reply
-      .status(503)
-      .header('retry-after', String(Math.ceil(retryMs / 1000)))
-      .send(errorBody(new GatewayError(ErrorCode.Unavailable, 'the service is shutting down')));
-  });
 }

@@ -1,8 +1,11 @@
 import { getHeapStatistics } from 'node:v8';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { OVERFLOW_POLICIES, OrderEventBus, OrderStore } from '@app/event-bus';
+import { OVERFLOW_POLICIES, OrderEventBus } from '@app/event-bus';
+import { OrderStore } from '@app/store';
 import { ResetReason } from '@app/contracts';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { DeliveryLatencyHistogram } from './delivery-latency';
 import { countEveryGc } from './gc-histogram';
 import { registerMemoryMetrics, type MemorySource } from './memory-metrics';
@@ -40,11 +43,19 @@ export class MetricsService implements OnModuleDestroy {
    */
   readonly trackMemory: (source: MemorySource) => void;
 
-  constructor(@Inject(OrderEventBus) bus: OrderEventBus, @Inject(OrderStore) store: OrderStore) {
+  constructor(
+    @Inject(OrderEventBus) bus: OrderEventBus,
+    @Inject(OrderStore) store: OrderStore,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    // What serving pays for metrics, turned off together by BENCHMARK_LAYERS_OFF=metrics.
+    const serving = config.benchmark.metrics;
     // Includes event-loop lag (nodejs_eventloop_lag_*), GC, heap and process CPU/RSS.
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    if (serving) {
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    }
     // prom-client's GC histogram misses all but the first of a burst of collections.
-    this.stopGcHistogram = countEveryGc(this.registry);
+    this.stopGcHistogram = serving ? countEveryGc(this.registry) : () => undefined;
     const stats = bus.stats;
     const registers = [this.registry];
 
@@ -56,7 +67,9 @@ export class MetricsService implements OnModuleDestroy {
     const latency = this.deliveryLatency;
     this.trackMemory = registerMemoryMetrics(this.registry);
     this.trackMemory(() => store.memoryUse?.() ?? []);
-    stats.onDeliver = (transport, publishedAtUs) => latency.record(transport, publishedAtUs);
+    if (serving) {
+      stats.onDeliver = (transport, publishedAtUs) => latency.record(transport, publishedAtUs);
+    }
 
     this.authFailures = new Counter({
       name: 'order_auth_failures_total',

@@ -1,6 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import { OrdersIoAdapter } from '../transports/ws/orders-io.adapter';
-import { ConnectionLog, principalOf } from './connection-log';
+import { principalOf } from '../connections/connection-observer';
+import type { ConnectionLog } from './connection-log';
 
 /**
  * The service's socket.io adapter plus what operations need from outside the gateway:

@@ -2,10 +2,13 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config';
+import { ConnectionObserver } from '../connections/connection-observer';
+import { DrainGate } from '../connections/drain-gate';
 import { ConnectionLog } from './connection-log';
 import { HealthController } from './health.controller';
 import { loggerParams } from './logging';
 import { MetricsService } from './metrics.service';
+import { OpsConnectionObserver } from './ops-connection-observer';
 import { OpsController } from './ops.controller';
 import { Readiness } from './readiness.service';
 
@@ -24,10 +27,30 @@ export class OpsModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [OpsController, HealthController],
-      // ConnectionLogGuard is bound on the routes it logs; Nest instantiates it there, with
-      // ConnectionLog from here (gRPC's Subscribe and socket.io log their own lines).
-      providers: [MetricsService, Readiness, ConnectionLog],
-      exports: [MetricsService, Readiness, ConnectionLog],
+      // The connection layer reports through ConnectionObserver (its guard on the held
+      // HTTP routes, gRPC's Subscribe, socket.io's memory); socket.io's lines come from
+      // ObservedIoAdapter with ConnectionLog.
+      providers: [
+        MetricsService,
+        Readiness,
+        ConnectionLog,
+        {
+          provide: ConnectionObserver,
+          useFactory: (log: ConnectionLog, metrics: MetricsService) =>
+            new OpsConnectionObserver(log, metrics.trackMemory),
+          inject: [ConnectionLog, MetricsService],
+        },
+        {
+          provide: DrainGate,
+          useFactory: (readiness: Readiness) =>
+            new DrainGate(
+              () => readiness.state().phase === 'draining',
+              config.shutdown.reconnectJitterMs,
+            ),
+          inject: [Readiness],
+        },
+      ],
+      exports: [MetricsService, Readiness, ConnectionLog, ConnectionObserver, DrainGate],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { OrderStore } from '@app/event-bus';
+import { OrderStore } from '@app/store';
 import { AUTH_STATE, type AuthState } from '../auth/auth-state';
 
 /** Where the instance is in its life: only `ready` takes traffic. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import { pinoHttp } from 'pino-http';
-import { HTTP_CONNECTION_ROUTES } from './connection-routes';
+import { HTTP_CONNECTION_ROUTES } from '../connections/connection-routes';
 import { isQuietRequest, REQUEST_LOG_OPTIONS } from './logging';
 
 /**

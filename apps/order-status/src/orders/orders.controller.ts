@@ -1,17 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
-import {
-  ErrorCode,
-  PublishStatusDto,
-  type OrderSnapshot,
-  type OrderStatusChanged,
-} from '@app/contracts';
-import { OrderEventBus, OrderStore } from '@app/event-bus';
+import { Scope, type Principal } from '@app/auth';
+import { ErrorCode } from '@app/contracts';
+import { PublishStatusDto, type OrderSnapshot, type OrderStatusChanged } from '@app/order-domain';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
-import { AuthService } from '../auth/auth.service';
-import { PublishRateLimiter } from '../auth/publish-rate.limiter';
 import {
   ApiBearer,
   ApiErrors,
@@ -22,9 +15,10 @@ import {
   ORDER_ROUTE_ERRORS,
 } from '../openapi/api-decorators';
 import * as Schema from '../openapi/api-schemas';
-import { publishIdempotently } from './idempotent-publish';
 import { OrderIdPipe } from './order-id.pipe';
-import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
+import { OrderPublisher } from './order-publisher';
+import { RestPublishOrigin, type PublishOrigin } from '../tracing/trace-headers';
+import { answerPublish, IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 
 /** The publish API and the snapshot, over REST. gRPC exposes the same through its unary calls. */
 @Controller('v1/orders')
@@ -32,12 +26,7 @@ import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 @ApiBearer()
 @ApiOrderIdParam()
 export class OrdersController {
-  constructor(
-    @Inject(OrderStore) private readonly store: OrderStore,
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
-    @Inject(AuthService) private readonly auth: AuthService,
-    @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
-  ) {}
+  constructor(@Inject(OrderPublisher) private readonly publisher: OrderPublisher) {}
 
   /** The order's current state, with its owner; only the owner or `orders:read:any`. */
   @Get(':orderId')
@@ -52,12 +41,7 @@ export class OrdersController {
     @Param('orderId', OrderIdPipe) orderId: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<OrderSnapshot> {
-    const stored = await this.auth.authorizeRead(principal, orderId, 'http');
-    // The bus may be fresher (a shared store's notification already arrived); the owner
-    // lives with the stored order.
-    const live = await this.bus.getSnapshot(orderId);
-    if (!live || live.lastSeq <= stored.lastSeq) return stored;
-    return stored.ownerId !== undefined ? { ...live, ownerId: stored.ownerId } : live;
+    return this.publisher.snapshot(principal, orderId, 'http');
   }
 
   /**
@@ -94,20 +78,19 @@ export class OrdersController {
     @Body() body: PublishStatusDto,
     @Headers(IDEMPOTENCY_KEY_HEADER) rawIdempotencyKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
+    @RestPublishOrigin() origin: PublishOrigin,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OrderStatusChanged> {
-    return publishIdempotently(
-      { rawIdempotencyKey, principal, reply },
-      this.publishRate,
-      (idempotency) =>
-        this.store.publish({
-          orderId,
-          status: body.status,
-          ...(body.reason !== undefined ? { reason: body.reason } : {}),
-          paddingBytes: body.paddingBytes,
-          ownerId: ownerForNewOrder(principal, body.ownerId),
-          ...idempotency,
-        }),
+    const event = await this.publisher.publishStatus(
+      { principal, rawKey: rawIdempotencyKey, keyField: 'Idempotency-Key', origin },
+      {
+        orderId,
+        status: body.status,
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        paddingBytes: body.paddingBytes,
+        ...(body.ownerId !== undefined ? { ownerId: body.ownerId } : {}),
+      },
     );
+    return answerPublish(reply, event);
   }
 }

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { OrderPublishModule } from './order-publish.module';
 import { OrdersController } from './orders.controller';
 import { SimulatorController } from './simulator.controller';
 import { TrackingController } from './tracking.controller';
@@ -9,6 +10,7 @@ export class OrdersModule {
   static register(opts: { adminEnabled: boolean }): DynamicModule {
     return {
       module: OrdersModule,
+      imports: [OrderPublishModule],
       controllers: opts.adminEnabled
         ? [OrdersController, TrackingController, SimulatorController]
         : [OrdersController, TrackingController],

@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
-import { MAX_PADDING_BYTES } from '@app/contracts';
+import { MAX_PADDING_BYTES } from '@app/order-domain';
 
 /** Body of `PUT /v1/admin/simulator`: the schedule the load test (or a person) wants. */
 export class SimulatorScheduleDto {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Put } from '@nestjs/comm
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope } from '@app/auth';
 import { ErrorCode } from '@app/contracts';
-import { OrderSimulator, type SimulatorStatus } from '@app/event-bus';
+import { OrderSimulator, type SimulatorStatus } from '../simulator/simulator';
 import { RequireScopes } from '../auth/auth.decorators';
 import { ApiBearer, ApiErrors, ApiJsonBodyErrors } from '../openapi/api-decorators';
 import * as Schema from '../openapi/app-schemas';

@@ -2,10 +2,9 @@ import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Res } from '@
 import type { FastifyReply } from 'fastify';
 import { ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scope, type Principal } from '@app/auth';
-import { ErrorCode, PublishTrackingDto, type TrackingUpdated } from '@app/contracts';
-import { OrderStore } from '@app/event-bus';
+import { ErrorCode } from '@app/contracts';
+import { PublishTrackingDto, type TrackingUpdated } from '@app/order-domain';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
-import { PublishRateLimiter } from '../auth/publish-rate.limiter';
 import {
   ApiBearer,
   ApiErrors,
@@ -17,8 +16,9 @@ import {
 } from '../openapi/api-decorators';
 import * as Schema from '../openapi/api-schemas';
 import { OrderIdPipe } from './order-id.pipe';
-import { publishIdempotently } from './idempotent-publish';
-import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
+import { OrderPublisher } from './order-publisher';
+import { RestPublishOrigin, type PublishOrigin } from '../tracing/trace-headers';
+import { answerPublish, IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 
 /**
  * Tracking updates over REST (gRPC: `UpdateTracking`): progress of an order that does not
@@ -29,10 +29,7 @@ import { IDEMPOTENCY_KEY_HEADER } from './publish-headers';
 @ApiBearer()
 @ApiOrderIdParam()
 export class TrackingController {
-  constructor(
-    @Inject(OrderStore) private readonly store: OrderStore,
-    @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
-  ) {}
+  constructor(@Inject(OrderPublisher) private readonly publisher: OrderPublisher) {}
 
   /**
    * Publishes a tracking update; 201 with the event and its seq. Same scope
@@ -58,19 +55,18 @@ export class TrackingController {
     @Body() body: PublishTrackingDto,
     @Headers(IDEMPOTENCY_KEY_HEADER) rawIdempotencyKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
+    @RestPublishOrigin() origin: PublishOrigin,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TrackingUpdated> {
-    return publishIdempotently(
-      { rawIdempotencyKey, principal, reply },
-      this.publishRate,
-      (idempotency) =>
-        this.store.publishTracking({
-          orderId,
-          location: body.location,
-          etaMs: body.etaMs,
-          paddingBytes: body.paddingBytes,
-          ...idempotency,
-        }),
+    const event = await this.publisher.publishTracking(
+      { principal, rawKey: rawIdempotencyKey, keyField: 'Idempotency-Key', origin },
+      {
+        orderId,
+        location: body.location,
+        etaMs: body.etaMs,
+        paddingBytes: body.paddingBytes,
+      },
     );
+    return answerPublish(reply, event);
   }
 }

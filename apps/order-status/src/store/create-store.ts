@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { OrderStore } from '@app/event-bus';
+import type { StreamDomain } from '@app/contracts';
+import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
+import type { OrderStore } from '@app/store';
 import type { RedisConfig } from '../config/app-config';
 
 /**
@@ -10,6 +12,7 @@ import type { RedisConfig } from '../config/app-config';
  */
 export async function createOrderStore(
   redis: RedisConfig | undefined,
+  domain: StreamDomain<OrderEvent, OrderSnapshot>,
 ): Promise<OrderStore | undefined> {
   if (redis === undefined) return undefined;
   // Loaded only with Redis: ioredis costs 3-6 % of start-up CPU, for nothing with the
@@ -17,7 +20,7 @@ export async function createOrderStore(
   // module import, where the `@app/*` paths (directories) do not resolve.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { RedisOrderStore } = require('@app/redis-store') as typeof import('@app/redis-store');
-  const store = new RedisOrderStore(redis);
+  const store = new RedisOrderStore({ ...redis, domain });
   if (!(await store.whenUp(redis.connectTimeoutMs))) {
     new Logger('OrderStore').warn(
       `Redis not reachable at start-up (${redis.url ?? redis.clusterNodes.join(',')}): starting not ready`,

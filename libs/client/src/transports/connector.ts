@@ -1,4 +1,5 @@
-import type { StreamItem } from '@app/contracts/order-events';
+import type { StreamDomain } from '@app/contracts/stream-domain';
+import type { StreamItemOf } from '@app/contracts/stream-item';
 
 /** One connection attempt, as the watch loop asks a transport for it. */
 export interface ConnectRequest {
@@ -16,8 +17,8 @@ export interface ConnectRequest {
    * calls it again after each of its reconnects, with the seq it resumed after.
    */
   opened(afterSeq?: number): void;
-  /** One item, in order. */
-  item(item: StreamItem): void;
+  /** One item, in order (of the domain's kinds, or the envelope's). */
+  item(item: StreamItemOf): void;
   /**
    * The service ended the stream but the transport is resuming it by itself
    * (EventSource after `end`), for the life-cycle callback.
@@ -57,6 +58,12 @@ export interface ConnectorOptions {
   readonly baseUrl: string;
   readonly longPollWaitS: number;
   readonly useEventSource: boolean;
+  /**
+   * The domain of the stream's events (their names and messages on each wire); undefined:
+   * the service's own, the order domain, whose parts each transport imports itself (the
+   * JSON transports its descriptor, gRPC its proto codec too).
+   */
+  readonly domain: StreamDomain | undefined;
 }
 
 export type ConnectorFactory = (opts: ConnectorOptions) => Connector;

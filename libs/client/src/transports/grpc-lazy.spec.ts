@@ -1,9 +1,15 @@
+import { ORDER_DOMAIN } from '@app/order-domain/order-domain';
 import { WatchError } from '../watch-error';
 import { lazyGrpcConnector } from './grpc-lazy';
 
 describe('lazyGrpcConnector', () => {
   it('ends with a permanent error, not retries, when the channel cannot be made', async () => {
-    const connector = lazyGrpcConnector({ baseUrl: '', longPollWaitS: 1, useEventSource: false });
+    const connector = lazyGrpcConnector({
+      baseUrl: '',
+      longPollWaitS: 1,
+      useEventSource: false,
+      domain: ORDER_DOMAIN,
+    });
     const attempt = connector.connect({
       orderId: 'o',
       afterSeq: 0,

@@ -1,17 +1,22 @@
 import {
+  connectivityState,
   credentials,
   loadPackageDefinition,
   Metadata,
   status as GrpcStatus,
+  type Channel,
+  type ChannelOptions,
   type ClientReadableStream,
   type ServiceClientConstructor,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { GRPC_CALL_CANCELLED } from '@app/contracts/grpc-call-events';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
-import { StreamEndReason } from '@app/contracts/order-events';
+import { StreamEndReason } from '@app/contracts/stream-envelope';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
-import type { ProtoSubscribeResponse } from '@app/contracts/proto-codec';
+import type { ProtoResponse } from '@app/contracts/stream-proto';
+import { ORDER_DOMAIN } from '@app/order-domain/order-domain';
 import { grpcError, networkError, toWatchError } from '../watch-error';
 import type { ConnectionEnd, ConnectorFactory } from './connector';
 import { itemFromProto } from './proto-items';
@@ -20,14 +25,23 @@ interface SubscribeClient {
   subscribe(
     req: { orderId: string; afterSeq: number },
     metadata: Metadata,
-  ): ClientReadableStream<ProtoSubscribeResponse>;
+  ): ClientReadableStream<ProtoResponse>;
+  getChannel(): Channel;
   close(): void;
 }
 
 type ClientCtor = new (
   address: string,
   creds: ReturnType<typeof credentials.createInsecure>,
+  options: ChannelOptions,
 ) => SubscribeClient;
+
+/**
+ * A channel of the watch's own: grpc-js shares subchannels (and their reconnect backoff)
+ * between channels to the same target unless told not to, and a fresh channel must dial
+ * at once.
+ */
+const CHANNEL_OPTIONS: ChannelOptions = { 'grpc.use_local_subchannel_pool': 1 };
 
 let ctor: ClientCtor | undefined;
 
@@ -59,18 +73,34 @@ function trailer(md: Metadata | undefined, key: string): string | undefined {
 /**
  * gRPC server-streaming `Subscribe {orderId, afterSeq}`, the token as `authorization`
  * metadata (read per call, so a refreshed token is used on the next one). One channel
- * per watch, reused across resubscribes (grpc-js reconnects it by itself). A stream the
+ * per watch, reused across resubscribes while it is connected or idle; one that is in
+ * TRANSIENT_FAILURE is replaced, because grpc-js fails every call on it with its last
+ * error until its own reconnect backoff (1 s, growing by 1.6 up to 120 s) runs out, so
+ * the watch's backoff, not grpc-js's, paces the attempts after a crash. A stream the
  * service ended on purpose carries its reason, resume point and advice as trailers
  * (contracts' StreamEndTrailer): that is an end, not a failure, whatever its code.
  * Status OK is `completed`.
  */
 export const grpcConnector: ConnectorFactory = (opts) => {
   const { address, tls } = target(opts.baseUrl);
+  const domain = opts.domain ?? ORDER_DOMAIN;
   const Client = clientClass();
-  const client = new Client(address, tls ? credentials.createSsl() : credentials.createInsecure());
+  const channel = () =>
+    new Client(
+      address,
+      tls ? credentials.createSsl() : credentials.createInsecure(),
+      CHANNEL_OPTIONS,
+    );
+  let client = channel();
   return {
     connect: (req) =>
       new Promise<ConnectionEnd>((resolve, reject) => {
+        if (
+          client.getChannel().getConnectivityState(false) === connectivityState.TRANSIENT_FAILURE
+        ) {
+          client.close();
+          client = channel();
+        }
         const md = new Metadata();
         const token = req.token();
         if (token) md.set('authorization', `Bearer ${token}`);
@@ -98,10 +128,10 @@ export const grpcConnector: ConnectorFactory = (opts) => {
         req.signal.addEventListener('abort', onAbort, { once: true });
         // The service sends headers once it accepted the call (auth and order checked).
         call.on('metadata', open);
-        call.on('data', (m: ProtoSubscribeResponse) => {
+        call.on('data', (m: ProtoResponse) => {
           open();
           try {
-            const item = itemFromProto(m);
+            const item = itemFromProto(domain, m);
             if (item) req.item(item);
           } catch (err) {
             finish(() => reject(toWatchError(err)));
@@ -125,7 +155,7 @@ export const grpcConnector: ConnectorFactory = (opts) => {
           finish(() =>
             reject(
               err.code === GrpcStatus.CANCELLED
-                ? new Error('cancelled')
+                ? new Error(GRPC_CALL_CANCELLED)
                 : unreachable
                   ? networkError(opts.baseUrl, {
                       code: /\b(E[A-Z]{3,}|[A-Z_]*CERT[A-Z_]*)\b/.exec(err.details)?.[1],

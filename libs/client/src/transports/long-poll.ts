@@ -1,14 +1,14 @@
-import type { StreamItem, StreamReset, StreamSkipped } from '@app/contracts/order-events';
-import { StreamEndReason } from '@app/contracts/order-events';
+import { StreamEndReason, type StreamSkipped } from '@app/contracts/stream-envelope';
+import type { StreamItemOf, StreamResetOf } from '@app/contracts/stream-item';
 import { httpError, networkError, retryAfterHeaderMs } from '../watch-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectorFactory } from './connector';
-import { wireItem } from './wire-items';
+import { defaultWireName, wireDomainOf, wireItem, type WireDomain } from './wire-items';
 
 /** A 200 answer of `GET /v1/orders/:id/events`. */
 interface PollBody {
-  /** Status changes and tracking updates, each named by `type` (`status`, `tracking`). */
+  /** The domain's events, each named by `type`, its kind's wire name. */
   readonly events: { readonly type?: string }[];
-  readonly reset?: StreamReset;
+  readonly reset?: StreamResetOf;
   readonly skipped?: StreamSkipped;
   readonly next: number;
   readonly completed: boolean;
@@ -16,14 +16,15 @@ interface PollBody {
 
 /**
  * The answer's items in order: a reset or skipped range comes before the events. Each
- * event's `type` is its wire name, as SSE's `event:` (an untagged one is a status change).
+ * event's `type` is its wire name, as SSE's `event:` (an untagged one is of the domain's last
+ * kind, as services from before kinds had names sent).
  */
-function itemsOf(body: PollBody): StreamItem[] {
-  const items: StreamItem[] = [];
+function itemsOf(domain: WireDomain, body: PollBody): StreamItemOf[] {
+  const items: StreamItemOf[] = [];
   if (body.reset) items.push({ kind: 'reset', reset: body.reset });
   if (body.skipped) items.push({ kind: 'skipped', skipped: body.skipped });
   for (const { type, ...event } of body.events) {
-    const item = wireItem(type ?? 'status', event);
+    const item = wireItem(domain, type ?? defaultWireName(domain), event);
     if (item) items.push(item);
   }
   return items;
@@ -35,35 +36,38 @@ function itemsOf(body: PollBody): StreamItem[] {
  * used from the next poll on (the service never holds a poll past the token's expiry).
  * A 204 with `Retry-After` is the service draining: the stream ends with its advice.
  */
-export const longPollConnector: ConnectorFactory = (opts) => ({
-  tokenPerRequest: true,
-  connect: async (req): Promise<ConnectionEnd> => {
-    let opened = false;
-    for (;;) {
-      const url = `${orderUrl(opts.baseUrl, req.orderId, 'events')}?after=${req.cursor()}&wait=${opts.longPollWaitS}`;
-      const res = await fetch(url, {
-        headers: bearer(req.token()),
-        signal: req.signal,
-      }).catch((err: unknown) => {
-        throw networkError(url, err);
-      });
-      if (res.status !== 200 && res.status !== 204) {
-        const body: unknown = await res.json().catch(() => undefined);
-        throw httpError(res.status, body, res.headers.get('retry-after'));
+export const longPollConnector: ConnectorFactory = (opts) => {
+  const domain = wireDomainOf(opts.domain);
+  return {
+    tokenPerRequest: true,
+    connect: async (req): Promise<ConnectionEnd> => {
+      let opened = false;
+      for (;;) {
+        const url = `${orderUrl(opts.baseUrl, req.orderId, 'events')}?after=${req.cursor()}&wait=${opts.longPollWaitS}`;
+        const res = await fetch(url, {
+          headers: bearer(req.token()),
+          signal: req.signal,
+        }).catch((err: unknown) => {
+          throw networkError(url, err);
+        });
+        if (res.status !== 200 && res.status !== 204) {
+          const body: unknown = await res.json().catch(() => undefined);
+          throw httpError(res.status, body, res.headers.get('retry-after'));
+        }
+        if (!opened) {
+          opened = true;
+          req.opened();
+        }
+        if (res.status === 204) {
+          const retryAfterMs = retryAfterHeaderMs(res.headers.get('retry-after'));
+          if (retryAfterMs !== undefined) return { reason: StreamEndReason.Shutdown, retryAfterMs };
+          continue;
+        }
+        const body = (await res.json()) as PollBody;
+        for (const item of itemsOf(domain, body)) req.item(item);
+        if (body.completed) return { reason: StreamEndReason.Completed };
       }
-      if (!opened) {
-        opened = true;
-        req.opened();
-      }
-      if (res.status === 204) {
-        const retryAfterMs = retryAfterHeaderMs(res.headers.get('retry-after'));
-        if (retryAfterMs !== undefined) return { reason: StreamEndReason.Shutdown, retryAfterMs };
-        continue;
-      }
-      const body = (await res.json()) as PollBody;
-      for (const item of itemsOf(body)) req.item(item);
-      if (body.completed) return { reason: StreamEndReason.Completed };
-    }
-  },
-  close: () => undefined,
-});
+    },
+    close: () => undefined,
+  };
+};

@@ -1,8 +1,8 @@
 import { ErrorCode } from '@app/contracts/gateway-error';
-import { StreamEndReason } from '@app/contracts/order-events';
+import { StreamEndReason } from '@app/contracts/stream-envelope';
 import { httpError, toWatchError, WatchError } from '../watch-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectRequest } from './connector';
-import { ITEM_WIRE_NAMES, wireItem } from './wire-items';
+import { itemWireNames, wireItem, type WireDomain } from './wire-items';
 
 /** The part of the browser's EventSource used here (the Node typings have none). */
 interface BrowserEventSource {
@@ -116,6 +116,7 @@ export function connectEventSource(
   baseUrl: string,
   auth: EventSourceAuth,
   req: ConnectRequest,
+  domain: WireDomain,
 ): Promise<ConnectionEnd> {
   const streamUrl = orderUrl(baseUrl, req.orderId, 'stream');
   const EventSource = platformEventSource();
@@ -146,10 +147,10 @@ export function connectEventSource(
           everOpen = true;
           resuming = false;
         };
-        for (const name of ITEM_WIRE_NAMES) {
+        for (const name of itemWireNames(domain)) {
           es.addEventListener(name, (m) => {
             try {
-              const item = wireItem(name, JSON.parse(m.data));
+              const item = wireItem(domain, name, JSON.parse(m.data));
               if (item) req.item(item);
             } catch (err) {
               finish(() => reject(toWatchError(err)));

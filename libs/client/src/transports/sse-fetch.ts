@@ -2,7 +2,7 @@ import { WatchError, httpError, networkError } from '../watch-error';
 import { ErrorCode } from '@app/contracts/gateway-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectRequest } from './connector';
 import { SseParser } from './sse-parser';
-import { wireItem } from './wire-items';
+import { wireItem, type WireDomain } from './wire-items';
 
 /**
  * SSE over fetch (Node, or a browser told not to use EventSource): the token goes in
@@ -14,6 +14,7 @@ import { wireItem } from './wire-items';
 export async function connectSseFetch(
   baseUrl: string,
   req: ConnectRequest,
+  domain: WireDomain,
 ): Promise<ConnectionEnd> {
   const url = orderUrl(baseUrl, req.orderId, 'stream');
   const res = await fetch(url, {
@@ -42,7 +43,7 @@ export async function connectSseFetch(
       end = retryAfterMs === undefined ? { reason } : { reason, retryAfterMs };
       return;
     }
-    const item = wireItem(m.event, JSON.parse(m.data));
+    const item = wireItem(domain, m.event, JSON.parse(m.data));
     if (item) req.item(item);
   });
   const decoder = new TextDecoder();

@@ -1,15 +1,17 @@
 import type { ConnectorFactory } from './connector';
 import { connectEventSource, EventSourceAuth } from './sse-event-source';
 import { connectSseFetch } from './sse-fetch';
+import { wireDomainOf } from './wire-items';
 
 /** SSE: EventSource where there is one (browsers), fetch elsewhere (Node). */
 export const sseConnector: ConnectorFactory = (opts) => {
   const auth = new EventSourceAuth(opts.baseUrl);
+  const domain = wireDomainOf(opts.domain);
   return {
     connect: (req) =>
       opts.useEventSource
-        ? connectEventSource(opts.baseUrl, auth, req)
-        : connectSseFetch(opts.baseUrl, req),
+        ? connectEventSource(opts.baseUrl, auth, req, domain)
+        : connectSseFetch(opts.baseUrl, req, domain),
     close: () => undefined,
   };
 };

@@ -1,30 +1,48 @@
-import type { StreamItem } from '@app/contracts/order-events';
+import { ORDER_DESCRIPTOR } from '@app/order-domain/order-descriptor';
+import { ENVELOPE_ITEM_KINDS, type StreamDomain } from '@app/contracts/stream-domain';
+import type { StreamItemOf } from '@app/contracts/stream-item';
+
+/** What the client needs of a domain to read the JSON transports: its kinds' names. */
+export type WireDomain = Pick<StreamDomain<never>, 'kinds'>;
 
 /**
  * The JSON transports name an item by its wire event (SSE `event:`, socket.io event
  * name); each payload is the item's body, under the field named like the item kind
- * (`{kind: 'reset', reset}`). Only the status change has another wire name (`status`).
- * A kind the contracts add is one entry here; names this client does not know are ignored, so a
- * newer service does not break an older client.
+ * (`{kind: 'reset', reset}`). An event's wire name is its kind's in the domain; names this
+ * client does not know are ignored, so a newer service does not break an older client.
  */
-const KIND_BY_WIRE_NAME: Readonly<Record<string, StreamItem['kind']>> = {
-  status: 'event',
-  reset: 'reset',
-  skipped: 'skipped',
-  tracking: 'tracking',
-};
+function itemKindOf(domain: WireDomain, name: string): string | undefined {
+  if (ENVELOPE_ITEM_KINDS.includes(name)) return name;
+  return domain.kinds.find((k) => k.wireName === name)?.itemKind;
+}
+
+/** The domain the JSON transports read: the given one, else the order domain's descriptor. */
+export function wireDomainOf(domain: WireDomain | undefined): WireDomain {
+  return domain ?? ORDER_DESCRIPTOR;
+}
 
 /** The wire names of stream items (for transports that subscribe per name). */
-export const ITEM_WIRE_NAMES: readonly string[] = Object.keys(KIND_BY_WIRE_NAME);
+export function itemWireNames(domain: WireDomain): readonly string[] {
+  return [...domain.kinds.map((k) => k.wireName), ...ENVELOPE_ITEM_KINDS];
+}
+
+/** The wire name of an untagged long-poll event (a service from before kinds had names). */
+export function defaultWireName(domain: WireDomain): string {
+  return (domain.kinds.at(-1) as WireDomain['kinds'][number]).wireName;
+}
 
 /** The item for a wire event, undefined for names that are not items (`end`, unknown). */
-export function wireItem(name: string, payload: unknown): StreamItem | undefined {
-  const kind = KIND_BY_WIRE_NAME[name];
+export function wireItem(
+  domain: WireDomain,
+  name: string,
+  payload: unknown,
+): StreamItemOf | undefined {
+  const kind = itemKindOf(domain, name);
   if (kind === undefined) return undefined;
   if (typeof payload !== 'object' || payload === null) {
     throw new TypeError(`malformed '${name}' payload`);
   }
-  return { kind, [kind]: payload } as unknown as StreamItem;
+  return { kind, [kind]: payload } as StreamItemOf;
 }
 
 /** socket.io `skipped` carries its order id beside the range; the item has none. */

@@ -10,18 +10,16 @@
 import type { Observable } from 'rxjs';
 import {
   eventOf,
-  type OrderEvent,
-  type OrderSnapshot,
-  type OrderStatusChanged,
-  type StreamItem,
-  type TrackingUpdated,
+  isReset,
+  type AppendOptions,
+  type AppendRule,
+  type DomainEvent,
+  type DomainSnapshot,
+  type EventDraft,
+  type StreamDomain,
+  type StreamItemOf,
 } from '@app/contracts';
-import {
-  OrderStore,
-  type PublishCommand,
-  type StoreResync,
-  type TrackingCommand,
-} from '../order-store';
+import { StreamStore, type StoreResync } from '@app/store/stream-store';
 
 export type ReadKind = 'snapshot' | 'history';
 
@@ -41,16 +39,21 @@ export const READ_POINTS: readonly ReadPoint[] = [
 /** Called at each read point; may publish, and may delay the read by returning a promise. */
 export type ReadHook = (point: ReadPoint, orderId: string) => void | Promise<void>;
 
-export class YieldingStore extends OrderStore {
-  readonly events$: Observable<OrderEvent>;
+export class YieldingStore<E extends DomainEvent, S extends DomainSnapshot> extends StreamStore<
+  E,
+  S
+> {
+  readonly domain: StreamDomain<E, S>;
+  readonly events$: Observable<E>;
   readonly resync$?: Observable<StoreResync>;
   /** Every read point reached, in order (the specs check the one they staged was reached). */
   readonly reached: ReadPoint[] = [];
   /** Runs at every read point; the read waits for what it returns. */
   hook: ReadHook = () => undefined;
 
-  constructor(private readonly inner: OrderStore) {
+  constructor(private readonly inner: StreamStore<E, S>) {
     super();
+    this.domain = inner.domain;
     this.events$ = inner.events$;
     this.resync$ = inner.resync$;
     // Routing is forwarded only when the inner store routes: the bus tells the two kinds
@@ -60,19 +63,15 @@ export class YieldingStore extends OrderStore {
     if (inner.unwatch !== undefined) this.unwatch = (orderId) => inner.unwatch?.(orderId);
   }
 
-  publish(cmd: PublishCommand): Promise<OrderStatusChanged> {
-    return this.inner.publish(cmd);
+  append(draft: EventDraft<E>, rule: AppendRule, options?: AppendOptions): Promise<E> {
+    return this.inner.append(draft, rule, options);
   }
 
-  publishTracking(cmd: TrackingCommand): Promise<TrackingUpdated> {
-    return this.inner.publishTracking(cmd);
-  }
-
-  getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+  getSnapshot(orderId: string): Promise<S | undefined> {
     return this.read('snapshot', orderId, () => this.inner.getSnapshot(orderId));
   }
 
-  readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
+  readHistory(orderId: string, afterSeq: number): Promise<E[] | undefined> {
     return this.read('history', orderId, () => this.inner.readHistory(orderId, afterSeq));
   }
 
@@ -111,7 +110,7 @@ export function macrotask(): Promise<void> {
  * found (empty when the stream is exact), so a failing spec prints all of them at once.
  */
 export function sequenceProblems(
-  items: readonly StreamItem[],
+  items: readonly StreamItemOf[],
   afterSeq: number,
   lastSeq: number,
 ): string[] {
@@ -122,15 +121,15 @@ export function sequenceProblems(
     if (event !== undefined) {
       if (event.seq !== cursor + 1) problems.push(`item ${i}: seq ${event.seq} after ${cursor}`);
       cursor = event.seq;
-    } else if (item.kind === 'reset') {
+    } else if (isReset(item)) {
       if (item.reset.snapshot.lastSeq < cursor)
         problems.push(`item ${i}: reset back to ${item.reset.snapshot.lastSeq} after ${cursor}`);
       cursor = item.reset.snapshot.lastSeq;
     } else {
       // Any other item (e.g. a signalled drop) means the race test overflowed: not expected.
-      problems.push(`item ${i}: unexpected ${(item as { kind: string }).kind}`);
+      problems.push(`item ${i}: unexpected ${item.kind}`);
     }
   }
-  if (cursor !== lastSeq) problems.push(`ends at ${cursor}, the order is at ${lastSeq}`);
+  if (cursor !== lastSeq) problems.push(`ends at ${cursor}, the stream is at ${lastSeq}`);
   return problems;
 }

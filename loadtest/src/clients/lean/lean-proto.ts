@@ -8,7 +8,14 @@ export interface SubscribeResponseMsg {
   event?: WireEvent;
   /** A tracking update: the same seq sequence as status changes. */
   tracking?: WireEvent;
-  reset?: { reason: number; snapshot?: { lastSeq: number } };
+  /** The payload domain's event (STREAM_DOMAIN=payload). */
+  payload?: WireEvent;
+  /** A reset carries the order's snapshot, or in the payload domain the payload's. */
+  reset?: {
+    reason: number;
+    snapshot?: { lastSeq: number };
+    payloadSnapshot?: { lastSeq: number };
+  };
   skipped?: { fromSeq: number; toSeq: number };
 }
 
@@ -18,10 +25,15 @@ const I64 = 1;
 const LEN = 2;
 const I32 = 5;
 
-/** Tag bytes of `SubscribeResponse.event` (field 1) and `.tracking` (field 4), length-delimited. */
+/**
+ * Tag bytes of `SubscribeResponse.event` (field 1), `.tracking` (field 4) and `.payload`
+ * (field 5), length-delimited.
+ */
 const EVENT_TAG = (1 << 3) | LEN;
 const TRACKING_TAG = (4 << 3) | LEN;
-// Fields of OrderStatusChanged, which TrackingUpdated shares (proto/order_status.proto).
+const PAYLOAD_TAG = (5 << 3) | LEN;
+// Fields of OrderStatusChanged, which TrackingUpdated and PayloadEvent share
+// (proto/order_domain.proto, proto/payload_domain.proto).
 const ORDER_ID = 1;
 const SEQ = 2;
 const PUBLISHED_AT_US = 4;
@@ -70,8 +82,8 @@ function skip(buf: Uint8Array, wireType: number, end: number): void {
 }
 
 /**
- * Reads orderId, seq and publishedAtUs of a status change or tracking update (skipping
- * status, padding, location and any unknown field) without building the message object, which at thousands of events
+ * Reads orderId, seq and publishedAtUs of a status change, tracking update or payload
+ * (skipping status, padding, location, the payload and any unknown field) without building the message object, which at thousands of events
  * a second was most of the generator's gRPC decoding cost.
  */
 export function leanSubscribeResponse(
@@ -79,7 +91,7 @@ export function leanSubscribeResponse(
   full: (buf: Buffer) => SubscribeResponseMsg,
 ): SubscribeResponseMsg {
   const arm = buf.length === 0 ? 0 : buf[0];
-  if (arm !== EVENT_TAG && arm !== TRACKING_TAG) return full(buf);
+  if (arm !== EVENT_TAG && arm !== TRACKING_TAG && arm !== PAYLOAD_TAG) return full(buf);
   pos = 1;
   const len = varint(buf, buf.length);
   const end = pos + len;
@@ -102,5 +114,9 @@ export function leanSubscribeResponse(
     } else skip(buf, wireType, end);
   }
   const event = { orderId, seq, publishedAtUs };
-  return arm === EVENT_TAG ? { event } : { tracking: event };
+  return arm === EVENT_TAG
+    ? { event }
+    : arm === TRACKING_TAG
+      ? { tracking: event }
+      : { payload: event };
 }

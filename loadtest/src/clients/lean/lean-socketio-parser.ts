@@ -1,12 +1,13 @@
 import { Decoder, Encoder, PacketType, protocol } from 'socket.io-parser';
+import { EVENT_NAMES } from '../wire-types';
 import { leanEvent } from './lean-event';
 
 /**
  * Event packets of the service's `/orders` namespace that carry one event (the names
- * the subscriber counts). Everything else (connect, acks, reset, skipped, end, errors)
+ * the subscriber counts, of either domain). Everything else (connect, acks, reset, skipped, end, errors)
  * is rare and goes through socket.io-parser's own decoding.
  */
-const LEAN_EVENTS = ['status', 'tracking'] as const;
+const LEAN_EVENTS = EVENT_NAMES;
 const NAMESPACE = '/orders';
 const PREFIXES = LEAN_EVENTS.map((name) => ({
   name,

@@ -1,18 +1,19 @@
 import fc from 'fast-check';
 import { Decoder, Encoder, PacketType, type Packet } from 'socket.io-parser';
+import { SkipReason } from '@app/contracts/stream-envelope';
 import {
-  SkipReason,
   type OrderStatusChanged,
   type StreamItem,
   type TrackingUpdated,
-} from '@app/contracts/order-events';
-import { OrderStatus } from '@app/contracts/order-status';
-import { streamItemToProto } from '@app/contracts/proto-codec';
+} from '@app/order-domain/order-events';
+import { OrderStatus } from '@app/order-domain/order-status';
+import { streamItemToProto } from '@app/order-domain/proto-codec';
+import { payloadEventToProto } from '@app/payload-domain/payload-proto-codec';
 import { orderStatusClientCtor } from '../grpc-connector';
 import { dispatchSseMessage } from '../sse-connector';
 import { SseParser } from '../sse-parser';
 import type { StreamHandlers } from '../transport';
-import { parseLongPollBody, toWireEvent, type WireEvent } from '../wire-types';
+import { EVENT_NAMES, parseLongPollBody, toWireEvent, type WireEvent } from '../wire-types';
 import { leanEvent } from './lean-event';
 import { leanLongPollBody } from './lean-long-poll';
 import { leanSubscribeResponse, type SubscribeResponseMsg } from './lean-proto';
@@ -157,7 +158,7 @@ describe('socket.io: LeanDecoder', () => {
 
   it('decodes an event packet of the real encoder to the fields the full decoder gives (property)', () => {
     fc.assert(
-      fc.property(anyEvent, fc.constantFrom('status', 'tracking'), (e, name) => {
+      fc.property(anyEvent, fc.constantFrom(...EVENT_NAMES), (e, name) => {
         const encoded = encode(name, e);
         const lean = decodeWith(LeanDecoder, encoded);
         const whole = decodeWith(Decoder, encoded);
@@ -225,6 +226,19 @@ describe('gRPC: leanSubscribeResponse', () => {
     expect(fullCalls).toBe(0);
     expect(lean).toEqual({
       tracking: { orderId: t.orderId, seq: t.seq, publishedAtUs: t.publishedAtUs },
+    });
+  });
+
+  it("reads the payload domain's arm (same field numbers) without the full decoder", () => {
+    const p = { orderId: 'lt1-7', seq: 12, publishedAtUs: 1_800_000_000_000_123, payload: 'xy' };
+    let fullCalls = 0;
+    const lean = leanSubscribeResponse(
+      method.responseSerialize({ payload: payloadEventToProto(p) }),
+      (b) => (fullCalls++, fullDecode(b)),
+    );
+    expect(fullCalls).toBe(0);
+    expect(lean).toEqual({
+      payload: { orderId: 'lt1-7', seq: 12, publishedAtUs: p.publishedAtUs },
     });
   });
 

@@ -1,8 +1,8 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import * as hpack from 'hpack.js';
-import { OrderStatus } from '@app/contracts/order-status';
-import { streamItemToProto } from '@app/contracts/proto-codec';
+import { OrderStatus } from '@app/order-domain/order-status';
+import { streamItemToProto } from '@app/order-domain/proto-codec';
 import { orderStatusClientCtor } from '../grpc-connector';
 import { framedMessage } from '../grpc-frame';
 import type { StreamHandlers } from '../transport';

@@ -1,4 +1,5 @@
 import { constants as h2constants } from 'node:http2';
+import { GRPC_CALL_CANCELLED } from '@app/contracts';
 import type { ConnectionPort } from '../../connections/stream-lifecycle';
 import type { SubscribeCall } from './grpc-messages';
 
@@ -14,7 +15,7 @@ interface ClosableStream {
 /**
  * The connection port of a gRPC server-streaming call.
  *
- * Gone: grpc-js emits 'cancelled' when the client cancels, the deadline passes, the
+ * Gone: grpc-js emits GRPC_CALL_CANCELLED when the client cancels, the deadline passes, the
  * connection drops, and also once the status has been handed to HTTP/2 after the last
  * message was taken (it then flushes the incoming side): every way a call can be over.
  * Except one: a RST_STREAM that arrives with the request's last frames closes the HTTP/2
@@ -42,12 +43,12 @@ class GrpcCallPort implements ConnectionPort {
       onGone();
       return;
     }
-    this.call.once('cancelled', onGone);
+    this.call.once(GRPC_CALL_CANCELLED, onGone);
     stream?.once('close', onGone);
   }
 
   unwatchGone(onGone: () => void): void {
-    this.call.off('cancelled', onGone);
+    this.call.off(GRPC_CALL_CANCELLED, onGone);
     http2StreamOf(this.call)?.off('close', onGone);
   }
 

@@ -1,16 +1,11 @@
 import type { Principal } from '@app/auth';
 import type { ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
-import type {
-  ProtoOrderSnapshot,
-  ProtoOrderStatusChanged,
-  ProtoSubscribeResponse,
-  ProtoTrackingUpdated,
-} from '@app/contracts';
+import type { ProtoSubscribeResponse } from '@app/order-domain';
 
 /**
- * Request messages of proto/order_status.proto as @grpc/proto-loader decodes them with
- * PROTO_LOADER_OPTIONS (camelCase, enums and longs as numbers, defaults filled in). The
- * fields are typed `unknown` where the handler must validate them anyway.
+ * Request messages of proto/ (the envelope's and the order domain's) as @grpc/proto-loader
+ * decodes them with PROTO_LOADER_OPTIONS (camelCase, enums and longs as numbers, defaults
+ * filled in). The fields are typed `unknown` where the handler must validate them anyway.
  */
 export interface SubscribeRequest {
   readonly orderId: unknown;
@@ -18,40 +13,9 @@ export interface SubscribeRequest {
   readonly afterSeq: unknown;
 }
 
+/** The request of every domain's snapshot call. */
 export interface GetOrderRequest {
   readonly orderId: unknown;
-}
-
-export interface UpdateStatusRequest {
-  readonly orderId: unknown;
-  readonly status: unknown;
-  readonly paddingBytes: unknown;
-  /** '' (proto3 default) when not given: the caller owns a new order. */
-  readonly ownerId?: unknown;
-  /** Idempotency key; '' (proto3 default) when not given. */
-  readonly requestId?: unknown;
-  /** Cancellation reason; '' (proto3 default) when not given. */
-  readonly reason?: unknown;
-}
-
-export interface UpdateTrackingRequest {
-  readonly orderId: unknown;
-  /** GeoPoint; null when the caller left it out (a message field has no proto3 default). */
-  readonly location: unknown;
-  readonly etaMs: unknown;
-  readonly paddingBytes: unknown;
-  readonly requestId?: unknown;
-}
-
-export interface UpdateTrackingResponse {
-  readonly tracking: ProtoTrackingUpdated;
-  readonly replayed: boolean;
-}
-
-export interface UpdateStatusResponse {
-  readonly event: ProtoOrderStatusChanged;
-  /** The event was published by an earlier call with the same request_id. */
-  readonly replayed: boolean;
 }
 
 /**
@@ -62,9 +26,8 @@ export interface UpdateStatusResponse {
 export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscribeResponse> & {
   principal?: Principal;
 };
-export type GetOrderCall = ServerUnaryCall<GetOrderRequest, ProtoOrderSnapshot>;
-export type UpdateStatusCall = ServerUnaryCall<UpdateStatusRequest, UpdateStatusResponse>;
-export type UpdateTrackingCall = ServerUnaryCall<UpdateTrackingRequest, UpdateTrackingResponse>;
+/** A domain's snapshot call (e.g. GetOrder) answers its snapshot message (`snapshotToProto`). */
+export type GetOrderCall = ServerUnaryCall<GetOrderRequest, object>;
 
 /** The service name handlers register under (`@GrpcMethod(SERVICE, 'Rpc')`). */
 export const GRPC_SERVICE = 'OrderStatusService';

@@ -1,3 +1,4 @@
+import * as grpcJs from '@grpc/grpc-js';
 import {
   Server,
   ServerCredentials,
@@ -5,45 +6,44 @@ import {
   type Metadata,
   type ServerWritableStream,
 } from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import {
-  Transport,
-  ServerGrpc,
-  type GrpcMethodStreamingType,
-  type GrpcOptions,
-} from '@nestjs/microservices';
+import { ServerGrpc, type GrpcMethodStreamingType, type GrpcOptions } from '@nestjs/microservices';
 import {
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_PROTO_PATH,
   PROTO_LOADER_OPTIONS,
 } from '@app/contracts';
 import { DEFAULT_GRPC_PREFACE_TIMEOUT_MS, type AppConfig } from '../../config/app-config';
-import { GrpcDiscovery } from './grpc-discovery';
+import type { GrpcDiscovery } from './grpc-discovery';
 import { closeSilentConnections } from './preface-timeout';
 import { exposeRepeatedAuthorization } from './repeated-authorization';
 import { followStreamCall } from './stream-call';
 import { decodeRequestsStrictly, refusingMalformed } from './strict-decoding';
 import { SUBSCRIBE_ENCODING } from './subscribe-encoding';
 
+/** The packages Nest's gRPC strategy asks for, the ones this service imports itself. */
+const GRPC_PACKAGES: Readonly<Record<string, unknown>> = {
+  '@grpc/grpc-js': grpcJs,
+  '@grpc/proto-loader': protoLoader,
+};
+
 /** A handler as Nest hands it to the transport: its whole chain (guards, filters...). */
 type NestMethodHandler = (request: unknown, metadata: Metadata, call: unknown) => unknown;
 
 export interface BoundServerGrpcOptions {
-  /** Health and reflection, with a status following the server's life. */
-  readonly discovery?: GrpcDiscovery;
   /** GRPC_PREFACE_TIMEOUT_MS (see preface-timeout.ts). @default 10_000 */
   readonly prefaceTimeoutMs?: number;
 }
 
 /**
  * Nest's gRPC server strategy, plus what it does not expose: the port grpc-js actually
- * bound, so the service (and its tests) can listen on port 0, and the health status
- * following the server's life (see GrpcDiscovery).
+ * bound, so the service (and its tests) can listen on port 0. Health follows readiness,
+ * which bootstrap.ts wires to GrpcDiscovery.
  */
 export class BoundServerGrpc extends ServerGrpc {
   private port = 0;
 
-  private readonly discovery?: GrpcDiscovery;
   private readonly prefaceTimeoutMs: number;
 
   constructor(
@@ -51,19 +51,18 @@ export class BoundServerGrpc extends ServerGrpc {
     opts: BoundServerGrpcOptions = {},
   ) {
     super(grpcOptions);
-    this.discovery = opts.discovery;
     this.prefaceTimeoutMs = opts.prefaceTimeoutMs ?? DEFAULT_GRPC_PREFACE_TIMEOUT_MS;
   }
 
-  /** Health turns SERVING only once every handler has been added to the server. */
-  override async bindEvents(): Promise<void> {
-    await super.bindEvents();
-    this.discovery?.markServing();
-  }
-
-  override async close(): Promise<void> {
-    this.discovery?.markNotServing();
-    await super.close();
+  /**
+   * Nest requires them again by name, and on a failed require logs and exits the process,
+   * dropping the cause; handing it the modules already imported keeps one copy of grpc-js
+   * and lets a failure throw with its reason.
+   */
+  protected override loadPackageSynchronously<T>(name: string): T {
+    const pkg = GRPC_PACKAGES[name];
+    if (pkg === undefined) throw new Error(`the gRPC server has no package "${name}"`);
+    return pkg as T;
   }
 
   get boundPort(): number {
@@ -176,13 +175,3 @@ export function grpcServerOptions(
     },
   };
 }
-
-export function createGrpcServer(config: AppConfig): BoundServerGrpc {
-  const discovery = new GrpcDiscovery();
-  return new BoundServerGrpc(grpcServerOptions(config, discovery), {
-    discovery,
-    prefaceTimeoutMs: config.grpc.prefaceTimeoutMs,
-  });
-}
-
-export { Transport };

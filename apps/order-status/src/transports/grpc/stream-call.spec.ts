@@ -1,3 +1,4 @@
+import { GRPC_CALL_CANCELLED } from '@app/contracts';
 import { EventEmitter } from 'node:events';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { NEVER, Observable, Subject, of, throwError } from 'rxjs';
@@ -20,7 +21,7 @@ class FakeCall extends EventEmitter {
 
   cancel(): void {
     this.cancelled = true;
-    this.emit('cancelled', 'cancelled');
+    this.emit(GRPC_CALL_CANCELLED, GRPC_CALL_CANCELLED);
   }
 }
 
@@ -32,7 +33,7 @@ describe('followStreamCall', () => {
     expect(call.ends).toBe(0);
     done.complete();
     expect({ ends: call.ends, errors: call.errors }).toEqual({ ends: 1, errors: [] });
-    expect(call.listenerCount('cancelled')).toBe(0);
+    expect(call.listenerCount(GRPC_CALL_CANCELLED)).toBe(0);
   });
 
   it('emits the error (the status grpc-js sends), then ends the call', async () => {
@@ -56,7 +57,7 @@ describe('followStreamCall', () => {
       ends: 0,
       errors: [],
     });
-    expect(call.listenerCount('cancelled')).toBe(0);
+    expect(call.listenerCount(GRPC_CALL_CANCELLED)).toBe(0);
   });
 
   it('does not subscribe at all when the call was cancelled while the handler ran', async () => {

@@ -1,12 +1,13 @@
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { GRPC_CALL_CANCELLED } from '@app/contracts';
 import type { GrpcStatus } from './grpc-status';
 
 /** The parts of a grpc-js server-streaming call used here. */
 export interface StreamCallLike {
   readonly cancelled: boolean;
-  once(event: 'cancelled', listener: () => void): unknown;
-  off(event: 'cancelled', listener: () => void): unknown;
+  once(event: typeof GRPC_CALL_CANCELLED, listener: () => void): unknown;
+  off(event: typeof GRPC_CALL_CANCELLED, listener: () => void): unknown;
   /** grpc-js sends an emitted error's `code`, `details` and `metadata` as the call's status. */
   emit(event: 'error', err: unknown): boolean;
   end(): unknown;
@@ -56,7 +57,7 @@ class StreamCallEnd {
   constructor(private readonly call: StreamCallLike) {}
 
   follow(source: Observable<unknown>): void {
-    this.call.once('cancelled', this.onCancelled);
+    this.call.once(GRPC_CALL_CANCELLED, this.onCancelled);
     const subscription = source.subscribe({
       next: () => this.finish(NOT_A_STREAM),
       error: (err: unknown) => this.finish(err),
@@ -69,7 +70,7 @@ class StreamCallEnd {
   private finish(err: unknown): void {
     if (this.over) return;
     this.over = true;
-    this.call.off('cancelled', this.onCancelled);
+    this.call.off(GRPC_CALL_CANCELLED, this.onCancelled);
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     if (err !== undefined) this.call.emit('error', err);

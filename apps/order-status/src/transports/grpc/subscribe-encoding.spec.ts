@@ -1,17 +1,19 @@
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import {
-  itemOf,
+  itemToProto,
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_PROTO_PATH,
   ORDER_STATUS_SERVICE_NAME,
-  OrderStatus,
   PROTO_LOADER_OPTIONS,
   ResetReason,
   SkipReason,
-  streamItemToProto,
-  type StreamItem,
+  type StreamItemOf,
 } from '@app/contracts';
+import { PAYLOAD_DOMAIN, type PayloadEvent, type PayloadSnapshot } from '@app/payload-domain';
 import { SubscribeEncoding } from './subscribe-encoding';
+
+// The payload domain is the fixture: its arm is a real proto message proto-loader encodes.
+type PayloadItem = StreamItemOf<PayloadEvent, PayloadSnapshot>;
 
 function subscribeMethod() {
   const pkg = loadSync(ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS);
@@ -22,27 +24,24 @@ function subscribeMethod() {
   return { pkg, method: service.Subscribe };
 }
 
-const items: [string, StreamItem][] = [
+const payloadItem = (event: PayloadEvent): PayloadItem => ({ kind: 'event', event });
+
+const EVENT: PayloadEvent = {
+  orderId: 'p-ü',
+  seq: 7,
+  publishedAtUs: 1_764_470_000_000_001,
+  payload: 'xyz',
+};
+
+const items: [string, PayloadItem][] = [
+  ['a payload', payloadItem(EVENT)],
   [
-    'a status change',
-    itemOf({
-      orderId: 'o-ü',
-      seq: 7,
-      status: OrderStatus.Paid,
-      previousStatus: OrderStatus.Created,
-      publishedAtUs: 1_764_470_000_000_001,
-      padding: 'xyz',
-    }),
-  ],
-  [
-    'a tracking update',
-    itemOf({
-      orderId: 'o-1',
+    'a 60 KB payload',
+    payloadItem({
+      orderId: 'p-1',
       seq: 8,
-      status: OrderStatus.Shipped,
       publishedAtUs: 1_764_470_000_000_002,
-      location: { lat: 52.5, lon: 13.4 },
-      etaMs: 1_764_473_600_000,
+      payload: 'x'.repeat(60 * 1024),
     }),
   ],
   [
@@ -51,7 +50,7 @@ const items: [string, StreamItem][] = [
       kind: 'reset',
       reset: {
         reason: ResetReason.Gap,
-        snapshot: { orderId: 'o-1', status: OrderStatus.Paid, lastSeq: 9, updatedAtUs: 5 },
+        snapshot: { orderId: 'p-1', lastSeq: 9, updatedAtUs: 5 },
       },
     },
   ],
@@ -66,10 +65,12 @@ describe('SubscribeEncoding', () => {
     '%s: the installed serializer gives the bytes the plain serializer gave',
     (_name, item) => {
       const { pkg, method } = subscribeMethod();
-      const plain = method.responseSerialize(streamItemToProto(item));
+      const plain = method.responseSerialize(itemToProto(PAYLOAD_DOMAIN, item));
       const encoding = new SubscribeEncoding();
       encoding.install(pkg);
-      expect(method.responseSerialize(encoding.message(item)).equals(plain)).toBe(true);
+      expect(method.responseSerialize(encoding.message(PAYLOAD_DOMAIN, item)).equals(plain)).toBe(
+        true,
+      );
     },
   );
 
@@ -77,12 +78,10 @@ describe('SubscribeEncoding', () => {
     const { pkg, method } = subscribeMethod();
     const encoding = new SubscribeEncoding();
     encoding.install(pkg);
-    const [, item] = items[0];
-    const event = item.kind === 'event' ? item.event : undefined;
     const bytes = new Set<Buffer>();
     // The bus gives each subscriber its own item around the one published event.
     for (let i = 0; i < 1000; i++) {
-      bytes.add(method.responseSerialize(encoding.message(itemOf(event!))));
+      bytes.add(method.responseSerialize(encoding.message(PAYLOAD_DOMAIN, payloadItem(EVENT))));
     }
     expect(encoding.encodings).toBe(1);
     expect(bytes.size).toBe(1);
@@ -91,7 +90,7 @@ describe('SubscribeEncoding', () => {
   it('before install (no server), writes plain messages', () => {
     const encoding = new SubscribeEncoding();
     const [, item] = items[0];
-    expect(encoding.message(item)).toEqual(streamItemToProto(item));
+    expect(encoding.message(PAYLOAD_DOMAIN, item)).toEqual(itemToProto(PAYLOAD_DOMAIN, item));
     expect(encoding.encodings).toBe(0);
   });
 });

@@ -1,15 +1,19 @@
 import type { MethodDefinition, PackageDefinition } from '@grpc/proto-loader';
 import {
-  EncodeOnce,
-  eventOf,
+  encodeOncePerDomain,
+  itemToProto,
   ORDER_STATUS_PROTO_PACKAGE,
   ORDER_STATUS_SERVICE_NAME,
-  streamItemToProto,
-  type ProtoSubscribeResponse,
-  type StreamItem,
+  eventOf,
+  type StreamDomain,
+  type StreamItemOf,
 } from '@app/contracts';
+import type { SubscribeCall } from './grpc-messages';
 
 const PRE_ENCODED = Symbol('SubscribeResponse bytes');
+
+/** What a Subscribe call writes: the envelope's message, whatever arms the domain adds. */
+type SubscribeResponse = Parameters<SubscribeCall['write']>[0];
 
 /** A SubscribeResponse already serialized: the method's serializer passes it through. */
 export interface PreEncodedResponse {
@@ -31,15 +35,8 @@ type Serialize = (value: unknown) => Buffer;
  */
 export class SubscribeEncoding {
   private serialize: Serialize | undefined;
-  private readonly cache = new EncodeOnce<PreEncodedResponse>({
-    encode: (item) => ({ [PRE_ENCODED]: this.encode(item) }),
-    sizeOf: (r) => r[PRE_ENCODED].length,
-  });
-
   /** Encodings made so far (tests count them). */
-  get encodings(): number {
-    return this.cache.encodings;
-  }
+  encodings = 0;
 
   /**
    * Wraps Subscribe's serializer in the package definition grpc-js is about to load
@@ -61,16 +58,21 @@ export class SubscribeEncoding {
    * What to pass to `call.write()` for `item`: shared bytes for an event, else the message.
    * Typed as the message: grpc-js hands what is written to the serializer untouched.
    */
-  message(item: StreamItem): ProtoSubscribeResponse {
+  message(domain: StreamDomain, item: StreamItemOf): SubscribeResponse {
     if (this.serialize === undefined || eventOf(item) === undefined) {
-      return streamItemToProto(item);
+      return itemToProto(domain, item) as SubscribeResponse;
     }
-    return this.cache.get(item) as unknown as ProtoSubscribeResponse;
+    return this.cacheOf(domain).get(item) as unknown as SubscribeResponse;
   }
 
-  private encode(item: StreamItem): Buffer {
-    return (this.serialize as Serialize)(streamItemToProto(item));
-  }
+  /** One cache per domain (a process serves one; the specs use several). */
+  private readonly cacheOf = encodeOncePerDomain((domain: StreamDomain) => ({
+    encode: (item: StreamItemOf): PreEncodedResponse => {
+      this.encodings++;
+      return { [PRE_ENCODED]: (this.serialize as Serialize)(itemToProto(domain, item)) };
+    },
+    sizeOf: (r: PreEncodedResponse) => r[PRE_ENCODED].length,
+  }));
 }
 
 /** One per process: the gRPC server installs it, every Subscribe call writes through it. */

@@ -1,16 +1,22 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { Principal } from '@app/auth';
 import {
-  cursorAfter,
+  GRPC_CALL_CANCELLED,
   parseOrderId,
   parseSeq,
+  cursorAfter,
   StreamEndReason,
-  type StreamItem,
+  type StreamDomain,
+  type StreamItemOf,
 } from '@app/contracts';
 import type { DeliverySink } from '@app/event-bus';
 import type { StreamConnections } from '../../connections/stream-connections.service';
 import type { StreamContext } from '../../connections/stream-lifecycle';
-import { principalOf, type ConnectionHandle, type ConnectionLog } from '../../ops/connection-log';
+import {
+  principalOf,
+  type ConnectionHandle,
+  type ConnectionObserver,
+} from '../../connections/connection-observer';
 import { grpcCallPort } from './grpc-connection-port';
 import type { SubscribeCall, SubscribeRequest } from './grpc-messages';
 import { streamEndError } from './grpc-status';
@@ -22,7 +28,9 @@ export const GRPC_TRANSPORT = 'grpc';
 /** What one Subscribe call needs from the service. */
 export interface SubscribeDeps {
   readonly connections: StreamConnections;
-  readonly log: ConnectionLog;
+  /** The domain whose events the bus carries (their proto arms and messages). */
+  readonly domain: StreamDomain;
+  readonly log: ConnectionObserver;
   /** Verifies the call's credentials (its `authorization` metadata). */
   authenticate(): Promise<Principal>;
 }
@@ -62,6 +70,7 @@ export function subscribeStream(
     const sink = new SubscribeSink(
       call,
       nest,
+      deps.domain,
       deps.log.opened(GRPC_TRANSPORT, principalOf(call), { orderId: req.orderId }),
     );
     deps
@@ -103,6 +112,7 @@ class SubscribeSink implements DeliverySink {
   constructor(
     private readonly call: SubscribeCall,
     private readonly nest: Subscriber<never>,
+    private readonly domain: StreamDomain,
     private readonly conn: ConnectionHandle,
   ) {}
 
@@ -111,10 +121,10 @@ class SubscribeSink implements DeliverySink {
     return this;
   }
 
-  write(item: StreamItem): boolean {
+  write(item: StreamItemOf): boolean {
     if (this.ctx?.closed !== false) return false;
     this.lastSeq = cursorAfter(item);
-    return this.call.write(SUBSCRIBE_ENCODING.message(item));
+    return this.call.write(SUBSCRIBE_ENCODING.message(this.domain, item));
   }
 
   onDrain(resume: () => void): void {
@@ -149,7 +159,7 @@ class SubscribeSink implements DeliverySink {
   release(): void {
     if (this.pendingDrain) this.call.off('drain', this.pendingDrain);
     this.pendingDrain = undefined;
-    this.logClosed(this.call.cancelled ? 'cancelled' : undefined);
+    this.logClosed(this.call.cancelled ? GRPC_CALL_CANCELLED : undefined);
   }
 
   private logClosed(reason: string | undefined): void {

@@ -8,12 +8,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ErrorCode, GatewayError, parseOrderId, parseSeq } from '@app/contracts';
-import { OrderEventBus, openPoll, type PollHold } from '@app/event-bus';
+import { OrderEventBus } from '@app/event-bus';
+import { openPoll, type PollHold } from './poll';
 import { APP_CONFIG } from '../../config/config.module';
 import { httpConnectionPort } from '../../connections/http-connection-port';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import { startStream } from '../../connections/stream-lifecycle';
-import { LogConnection } from '../../ops/connection-log.guard';
+import { LogConnection } from '../../connections/connection-log.guard';
 import {
   ApiBearer,
   ApiErrors,
@@ -114,7 +115,7 @@ export class LongPollController {
             after,
             { waitMs, maxBatch, transport: TRANSPORT },
             (result) => {
-              if (!ctx.closed) answer(reply, orderId, after, result);
+              if (!ctx.closed) answer(this.bus.domain, reply, orderId, after, result);
               ctx.ended();
             },
           ),

@@ -1,14 +1,22 @@
 import type { FastifyReply } from 'fastify';
 import {
   cursorAfter,
-  EncodeOnce,
-  type NamedEvent,
-  type StreamItem,
-  type StreamReset,
+  encodeOncePerDomain,
+  eventOf,
+  isReset,
+  isSkipped,
+  kindOf,
+  type DomainEvent,
+  type StreamDomain,
+  type StreamItemOf,
+  type StreamResetOf,
   type StreamSkipped,
 } from '@app/contracts';
-import type { PollResult } from '@app/event-bus';
+import type { PollResult } from './poll';
 import { endHijacked, endHijackedJson } from '../../http/hijacked-reply';
+
+/** One element of a long-poll answer's `events`: the event with `type`, its kind's wire name. */
+export type NamedEvent<E extends DomainEvent = DomainEvent> = { readonly type: string } & E;
 
 /**
  * A 200 answer: what came after `after`, and the cursor to send next time.
@@ -23,12 +31,12 @@ import { endHijacked, endHijackedJson } from '../../http/hijacked-reply';
 export interface PollBody {
   readonly orderId: string;
   /**
-   * Status changes (`type: 'status'`) and tracking updates (`type: 'tracking'`) in seq
-   * order: the same JSON as the SSE and socket.io payloads, plus the event's name.
+   * The events in seq order: the same JSON as the SSE and socket.io payloads, plus
+   * `type`, the kind's wire name in the domain.
    */
   readonly events: NamedEvent[];
   /** The requested cursor could not be served without a gap: replace the view first. */
-  readonly reset?: StreamReset;
+  readonly reset?: StreamResetOf;
   /** Events `fromSeq..toSeq`, before `events`, were dropped on overflow and are not coming. */
   readonly skipped?: StreamSkipped;
   /** Send this as `after` on the next request. */
@@ -39,11 +47,11 @@ export interface PollBody {
 
 /**
  * What of a poll's items one answer carries (see PollBody for the ordering rule): the
- * first `taken` items, of which the events are those of kind event and tracking.
+ * first `taken` items, of which the events are the items that are not a reset or skipped.
  */
 interface AnswerShape {
   readonly taken: number;
-  readonly reset?: StreamReset;
+  readonly reset?: StreamResetOf;
   readonly skipped?: StreamSkipped;
   readonly next: number;
   readonly completed: boolean;
@@ -51,15 +59,15 @@ interface AnswerShape {
 
 function answerShape(after: number, result: PollResult): AnswerShape {
   const { items } = result;
-  let reset: StreamReset | undefined;
+  let reset: StreamResetOf | undefined;
   let skipped: StreamSkipped | undefined;
   let next = after;
   let taken = 0;
   for (const item of items) {
     // Only the first item of an answer may be a reset or a skipped range.
-    if (item.kind !== 'event' && item.kind !== 'tracking' && taken > 0) break;
-    if (item.kind === 'reset') reset = item.reset;
-    else if (item.kind === 'skipped') skipped = item.skipped;
+    if ((isReset(item) || isSkipped(item)) && taken > 0) break;
+    if (isReset(item)) reset = item.reset;
+    else if (isSkipped(item)) skipped = item.skipped;
     next = cursorAfter(item);
     taken++;
   }
@@ -69,11 +77,16 @@ function answerShape(after: number, result: PollResult): AnswerShape {
 }
 
 /** The body for a poll's items, as an object (pollBodyJson writes the same as text). */
-export function pollBody(orderId: string, after: number, result: PollResult): PollBody {
+export function pollBody(
+  domain: StreamDomain,
+  orderId: string,
+  after: number,
+  result: PollResult,
+): PollBody {
   const { taken, reset, skipped, next, completed } = answerShape(after, result);
   const events: NamedEvent[] = [];
   for (const item of result.items.slice(0, taken)) {
-    const named = namedEvent(item);
+    const named = namedEvent(domain, item);
     if (named !== undefined) events.push(named);
   }
   return {
@@ -88,17 +101,17 @@ export function pollBody(orderId: string, after: number, result: PollResult): Po
 
 /**
  * The JSON of one `events` element (`{"type":"status",...}`), made once for every poll
- * that carries the event.
+ * that carries the event (one cache per domain).
  */
-export const POLL_EVENT_JSON = new EncodeOnce<string>({
-  encode: (item) => JSON.stringify(namedEvent(item)),
-  sizeOf: (json) => json.length,
-});
+export const pollEventJson = encodeOncePerDomain<string, StreamItemOf, StreamDomain>((domain) => ({
+  encode: (item) => JSON.stringify(namedEvent(domain, item)),
+  sizeOf: (text) => text.length,
+}));
 
-function namedEvent(item: StreamItem): NamedEvent | undefined {
-  if (item.kind === 'event') return { type: 'status', ...item.event };
-  if (item.kind === 'tracking') return { type: 'tracking', ...item.tracking };
-  return undefined;
+function namedEvent(domain: StreamDomain, item: StreamItemOf): NamedEvent | undefined {
+  const event = eventOf(item);
+  if (event === undefined) return undefined;
+  return { type: kindOf(domain, event).wireName, ...event };
 }
 
 /**
@@ -107,12 +120,18 @@ function namedEvent(item: StreamItem): NamedEvent | undefined {
  * POLL_EVENT_JSON and only the per-poll parts serialized per request. Built from the
  * items directly: the object form would copy every event for nothing.
  */
-export function pollBodyJson(orderId: string, after: number, result: PollResult): string {
+export function pollBodyJson(
+  domain: StreamDomain,
+  orderId: string,
+  after: number,
+  result: PollResult,
+): string {
   const { taken, reset, skipped, next, completed } = answerShape(after, result);
+  const json = pollEventJson(domain);
   const events: string[] = [];
   for (let i = 0; i < taken; i++) {
     const item = result.items[i];
-    if (item.kind === 'event' || item.kind === 'tracking') events.push(POLL_EVENT_JSON.get(item));
+    if (!isReset(item) && !isSkipped(item)) events.push(json.get(item));
   }
   return (
     `{"orderId":${JSON.stringify(orderId)},"events":[${events.join(',')}]` +
@@ -127,6 +146,7 @@ export function pollBodyJson(orderId: string, after: number, result: PollResult)
  * written on the hijacked reply.
  */
 export function answer(
+  domain: StreamDomain,
   reply: FastifyReply,
   orderId: string,
   after: number,
@@ -140,7 +160,7 @@ export function answer(
     endHijacked(reply, 204, undefined, { 'cache-control': 'no-store', ...retryAfter });
     return;
   }
-  endHijackedJson(reply, 200, pollBodyJson(orderId, after, result), {
+  endHijackedJson(reply, 200, pollBodyJson(domain, orderId, after, result), {
     'cache-control': 'no-store',
   });
 }

@@ -1,35 +1,29 @@
+import { ResetReason, SkipReason } from '@app/contracts';
 import {
-  itemOf,
-  OrderStatus,
-  ResetReason,
-  SkipReason,
-  type OrderStatusChanged,
-  type StreamItem,
-} from '@app/contracts';
-import { itemFrame, SSE_FRAMES } from './sse-frames';
+  JOB_DOMAIN,
+  JobPhase,
+  jobItem,
+  type JobItem,
+  type PhaseChanged,
+} from '@app/event-bus/testing/fixture-domain';
+import { itemFrame, sseFrames } from './sse-frames';
 
-const event = (seq: number): OrderStatusChanged => ({
-  orderId: 'o-ü-"1"',
+const SSE_FRAMES = sseFrames(JOB_DOMAIN);
+
+const event = (seq: number): PhaseChanged => ({
+  orderId: 'o-ü-"1"-\u{1F600}',
   seq,
-  status: OrderStatus.Paid,
-  previousStatus: OrderStatus.Created,
+  phase: JobPhase.Building,
+  previousPhase: JobPhase.Queued,
   publishedAtUs: 1_764_470_000_000_001,
-  padding: 'x\u{1F600}y',
 });
 
 describe('SSE_FRAMES', () => {
-  const items: [string, StreamItem][] = [
-    ['a status change', itemOf(event(7))],
+  const items: [string, JobItem][] = [
+    ['a phase change', jobItem(event(7))],
     [
-      'a tracking update',
-      itemOf({
-        orderId: 'o-1',
-        seq: 8,
-        status: OrderStatus.Shipped,
-        publishedAtUs: 2,
-        location: { lat: 52.5, lon: 13.4 },
-        etaMs: 3,
-      }),
+      'a progress report',
+      jobItem({ orderId: 'o-1', seq: 8, phase: JobPhase.Testing, publishedAtUs: 2, percent: 40 }),
     ],
     [
       'a reset',
@@ -37,7 +31,7 @@ describe('SSE_FRAMES', () => {
         kind: 'reset',
         reset: {
           reason: ResetReason.Gap,
-          snapshot: { orderId: 'o-1', status: OrderStatus.Paid, lastSeq: 9, updatedAtUs: 5 },
+          snapshot: { orderId: 'o-1', phase: JobPhase.Testing, lastSeq: 9, updatedAtUs: 5 },
         },
       },
     ],
@@ -47,14 +41,19 @@ describe('SSE_FRAMES', () => {
     ],
   ];
 
-  it.each(items)('%s: the UTF-8 bytes res.write(itemFrame(item)) wrote', (_name, item) => {
-    expect(SSE_FRAMES.get(item).equals(Buffer.from(itemFrame(item), 'utf8'))).toBe(true);
-  });
+  it.each(items)(
+    '%s: the UTF-8 bytes res.write(itemFrame(JOB_DOMAIN, item)) wrote',
+    (_name, item) => {
+      expect(SSE_FRAMES.get(item).equals(Buffer.from(itemFrame(JOB_DOMAIN, item), 'utf8'))).toBe(
+        true,
+      );
+    },
+  );
 
   it('encodes one event once for every stream that writes it', () => {
     const e = event(10);
     const before = SSE_FRAMES.encodings;
-    const frames = new Set(Array.from({ length: 1000 }, () => SSE_FRAMES.get(itemOf(e))));
+    const frames = new Set(Array.from({ length: 1000 }, () => SSE_FRAMES.get(jobItem(e))));
     expect(SSE_FRAMES.encodings - before).toBe(1);
     expect(frames.size).toBe(1);
   });

@@ -1,33 +1,34 @@
-import { cursorAfter, EncodeOnce, type StreamEndReason, type StreamItem } from '@app/contracts';
+import {
+  cursorAfter,
+  encodeOncePerDomain,
+  itemWireName,
+  payloadOf,
+  type StreamDomain,
+  type StreamEndReason,
+  type StreamItemOf,
+} from '@app/contracts';
 
 /**
  * SSE wire format (WHATWG HTML, "Server-sent events"). Every frame carries `id:` = the
  * client's cursor after it (`cursorAfter`), so a browser's automatic reconnect sends
  * Last-Event-ID = the last seq it has accounted for and resumes exactly there: an event's
- * seq, a reset's snapshot last seq, a skipped range's `toSeq`.
+ * seq, a reset's snapshot last seq, a skipped range's `toSeq`. An event's `event:` field
+ * is its kind's wire name in `domain`.
  */
-export function itemFrame(item: StreamItem): string {
+export function itemFrame(domain: StreamDomain, item: StreamItemOf): string {
   const id = cursorAfter(item);
-  switch (item.kind) {
-    case 'event':
-      return `id: ${id}\nevent: status\ndata: ${JSON.stringify(item.event)}\n\n`;
-    case 'tracking':
-      return `id: ${id}\nevent: tracking\ndata: ${JSON.stringify(item.tracking)}\n\n`;
-    case 'reset':
-      return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(item.reset)}\n\n`;
-    case 'skipped':
-      return `id: ${id}\nevent: skipped\ndata: ${JSON.stringify(item.skipped)}\n\n`;
-  }
+  return `id: ${id}\nevent: ${itemWireName(domain, item)}\ndata: ${JSON.stringify(payloadOf(item))}\n\n`;
 }
 
 /**
- * Each event's frame as UTF-8 bytes, made once for every stream that carries the event:
- * `res.write()` of a string encodes it per stream, a Buffer is written as it is.
+ * Each event's frame as UTF-8 bytes, made once for every stream that carries the event
+ * (one cache per domain): `res.write()` of a string encodes it per stream, a Buffer is
+ * written as it is.
  */
-export const SSE_FRAMES = new EncodeOnce<Buffer>({
-  encode: (item) => Buffer.from(itemFrame(item), 'utf8'),
+export const sseFrames = encodeOncePerDomain<Buffer, StreamItemOf, StreamDomain>((domain) => ({
+  encode: (item) => Buffer.from(itemFrame(domain, item), 'utf8'),
   sizeOf: (frame) => frame.length,
-});
+}));
 
 /**
  * Tells the client why the stream ends; `completed` means "do not reconnect". The

@@ -9,14 +9,15 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  EncodeOnce,
   ErrorCode,
   parseOrderId,
   parseSeq,
   StreamEndReason,
   toGatewayError,
-  type StreamItem,
+  type StreamItemOf,
 } from '@app/contracts';
-import type { DeliverySink } from '@app/event-bus';
+import { OrderEventBus, type DeliverySink } from '@app/event-bus';
 import { StreamCredentials } from '../../auth/auth.decorators';
 import { APP_CONFIG } from '../../config/config.module';
 import { httpConnectionPort } from '../../connections/http-connection-port';
@@ -27,7 +28,7 @@ import {
   type StreamContext,
 } from '../../connections/stream-lifecycle';
 import { endHijackedError, hijackedHead, type HeadHeaders } from '../../http/hijacked-reply';
-import { LogConnection } from '../../ops/connection-log.guard';
+import { LogConnection } from '../../connections/connection-log.guard';
 import {
   ApiErrors,
   ApiOrderIdParam,
@@ -36,7 +37,7 @@ import {
 } from '../../openapi/api-decorators';
 import { SSE_STREAM_DESCRIPTION } from '../../openapi/stream-descriptions';
 import type { AppConfig } from '../../config/app-config';
-import { endFrame, HEARTBEAT_FRAME, retryFrame, SSE_FRAMES } from './sse-frames';
+import { endFrame, HEARTBEAT_FRAME, retryFrame, sseFrames } from './sse-frames';
 import { SseHeartbeat, type HeartbeatEntry } from './sse-heartbeat.service';
 
 /** The part of http.ServerResponse / http2 Http2ServerResponse this controller uses. */
@@ -63,11 +64,17 @@ const TRANSPORT = 'sse';
 @Controller('v1/orders')
 @ApiTags('streams')
 export class SseController {
+  /** The frames of the bus's domain, shared by every stream. */
+  private readonly frames: EncodeOnce<Buffer, StreamItemOf>;
+
   constructor(
     @Inject(StreamConnections) private readonly connections: StreamConnections,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SseHeartbeat) private readonly heartbeat: SseHeartbeat,
-  ) {}
+    @Inject(OrderEventBus) bus: OrderEventBus,
+  ) {
+    this.frames = sseFrames(bus.domain);
+  }
 
   /**
    * Authenticated by HttpAuthGuard with a bearer token, a single-use `?ticket=` or the
@@ -125,6 +132,7 @@ export class SseController {
       this.config.sse.retryMs,
       this.heartbeat,
       httpConnectionPort(reply),
+      this.frames,
     );
     try {
       const orderId = parseOrderId(rawOrderId);
@@ -183,6 +191,7 @@ class SseWriter implements DeliverySink, ConnectionPort, HeartbeatEntry {
     private readonly retryMs: number,
     private readonly heartbeat: SseHeartbeat,
     private readonly port: ConnectionPort,
+    private readonly frames: EncodeOnce<Buffer, StreamItemOf>,
   ) {}
 
   /** The connection's context: writes stop once it is closed. */
@@ -205,12 +214,12 @@ class SseWriter implements DeliverySink, ConnectionPort, HeartbeatEntry {
     this.port.destroy();
   }
 
-  write(item: StreamItem): boolean {
+  write(item: StreamItemOf): boolean {
     if (this.over || this.ctx?.closed !== false) return false;
     this.sendHead();
     // This stream needs no heartbeat this period.
     this.active = true;
-    return this.res.write(SSE_FRAMES.get(item));
+    return this.res.write(this.frames.get(item));
   }
 
   onDrain(resume: () => void): void {

@@ -5,7 +5,7 @@ import type { MessageMappingProperties } from '@nestjs/websockets';
 import type { Observable } from 'rxjs';
 import type { Server, ServerOptions, Socket } from 'socket.io';
 import type { AppConfig } from '../../config/app-config';
-import { originAllowRequest } from './origin-policy';
+import { originAllowRequest } from '../../http/origin-policy';
 
 /**
  * socket.io on both HTTP listeners: Nest attaches it to the application's server (the
@@ -34,7 +34,7 @@ export class OrdersIoAdapter extends IoAdapter {
       maxHttpBufferSize: ws.maxHttpBufferBytes,
       cors: { origin: [...ws.corsOrigins], credentials: true },
       // Refuses foreign Origins on both transports, at the engine handshake (see
-      // origin-policy.ts); CORS headers alone would not stop a websocket.
+      // http/origin-policy.ts); CORS headers alone would not stop a websocket.
       allowRequest: originAllowRequest(ws.corsOrigins),
     };
     // Nest 12 types the options as the full ServerOptions, but hands over the gateway's

@@ -1,11 +1,11 @@
 import type {
+  DomainSnapshot,
   ErrorBody,
-  OrderStatusChanged,
   StreamEndReason,
-  StreamReset,
+  StreamResetOf,
   StreamSkipped,
-  TrackingUpdated,
 } from '@app/contracts';
+import type { DomainSocketEvents } from '@app/order-domain';
 import type { Socket } from 'socket.io';
 
 /** The socket.io namespace of the order-status stream. */
@@ -63,14 +63,15 @@ export interface StreamSkippedPayload extends StreamSkipped {
   readonly orderId: string;
 }
 
-/** What the server emits; typed so every `socket.emit()` here is checked. */
-export interface ServerToClientEvents {
-  /** A status change of a subscribed order, in seq order (shared with `tracking`). */
-  status: (event: OrderStatusChanged) => void;
-  /** A tracking update of a subscribed order, in seq order (shared with `status`). */
-  tracking: (tracking: TrackingUpdated) => void;
+/**
+ * What the server emits; typed so every `socket.emit()` here is checked: the domain's
+ * events under their wire names, and the envelope's items.
+ */
+export interface ServerToClientEvents<
+  S extends DomainSnapshot = DomainSnapshot,
+> extends DomainSocketEvents {
   /** The resume point could not be served without a gap: replace the view with `snapshot`. */
-  reset: (reset: StreamReset) => void;
+  reset: (reset: StreamResetOf<S>) => void;
   /**
    * Events `fromSeq..toSeq` were dropped because this socket read too slowly (the bus
    * queue's overflow policy): they are not coming. The cursor to resume after is `toSeq`.

@@ -21,9 +21,9 @@ import {
 import { OrderEventBus, type DeadlineEntry } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
+import { ConnectionObserver } from '../../connections/connection-observer';
 import { StreamConnections } from '../../connections/stream-connections.service';
 import type { AppConfig } from '../../config/app-config';
-import { MetricsService } from '../../ops/metrics.service';
 import { EngineBackpressure } from './engine-backpressure';
 import {
   ORDERS_NAMESPACE,
@@ -66,13 +66,13 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(StreamConnections) private readonly connections: StreamConnections,
-    @Inject(MetricsService) metrics: MetricsService,
+    @Inject(ConnectionObserver) observer: ConnectionObserver,
   ) {
     this.subscriptionBytes = new ByteBudget(
       WS_SUBSCRIPTIONS_STRUCTURE,
       config.memory.wsSubscriptionsMaxBytes,
     );
-    metrics.trackMemory(() => [this.subscriptionBytes.memoryUse]);
+    observer.trackMemory(() => [this.subscriptionBytes.memoryUse]);
   }
 
   /** Nest guards do not run on connections: authentication is namespace middleware. */

@@ -1,31 +1,30 @@
 import { Server } from 'socket.io';
 import { Encoder, PacketType } from 'socket.io-parser';
+import { SkipReason } from '@app/contracts';
 import {
-  itemOf,
-  OrderStatus,
-  SkipReason,
-  type OrderStatusChanged,
-  type StreamItem,
-  type TrackingUpdated,
-} from '@app/contracts';
+  JOB_DOMAIN,
+  JobPhase,
+  jobItem,
+  type JobItem,
+  type PhaseChanged,
+  type ProgressReported,
+} from '@app/event-bus/testing/fixture-domain';
 import type { OrdersSocket } from './orders-ws.events';
 import { SocketPackets, socketPackets } from './socket-packets';
 
-const event: OrderStatusChanged = {
+const step: PhaseChanged = {
   orderId: 'o-ü',
   seq: 7,
-  status: OrderStatus.Paid,
-  previousStatus: OrderStatus.Created,
+  phase: JobPhase.Building,
+  previousPhase: JobPhase.Queued,
   publishedAtUs: 1_764_470_000_000_001,
-  padding: 'xyz',
 };
-const tracking: TrackingUpdated = {
+const progress: ProgressReported = {
   orderId: 'o-1',
   seq: 8,
-  status: OrderStatus.Shipped,
+  phase: JobPhase.Testing,
   publishedAtUs: 1_764_470_000_000_002,
-  location: { lat: 52.5, lon: 13.4 },
-  etaMs: 1_764_473_600_000,
+  percent: 62.5,
 };
 
 interface Written {
@@ -48,17 +47,18 @@ describe('SocketPackets', () => {
   // Never attached to an HTTP server: no engine, nothing to close.
   const io = new Server();
 
+  // The event names are the kinds' wire names: a `step` item travels as `phase`.
   it.each([
-    ['status', itemOf(event)],
-    ['tracking', itemOf(tracking)],
+    ['phase', jobItem(step)],
+    ['progress', jobItem(progress)],
   ] as const)(
     'a %s item: the packet socket.emit would encode, and its WebSocket frame',
-    (name, item: StreamItem) => {
+    (name, item: JobItem) => {
       const written: Written[] = [];
       const socket = fakeSocket(io, written);
-      expect(socketPackets(socket)?.write(socket, item)).toBe(true);
+      expect(socketPackets(socket, JOB_DOMAIN)?.write(socket, item)).toBe(true);
       const payload =
-        item.kind === 'tracking' ? item.tracking : item.kind === 'event' ? item.event : undefined;
+        item.kind === 'progress' ? item.progress : item.kind === 'step' ? item.step : undefined;
       const expected = new Encoder().encode({
         type: PacketType.EVENT,
         nsp: '/orders',
@@ -76,10 +76,10 @@ describe('SocketPackets', () => {
   it('encodes one event once for every socket that writes it', () => {
     const written: Written[] = [];
     const socket = fakeSocket(io, written);
-    const packets = socketPackets(socket) as SocketPackets;
+    const packets = socketPackets(socket, JOB_DOMAIN) as SocketPackets;
     const before = packets.encodings;
-    const e = { ...event, seq: 9 };
-    for (let i = 0; i < 1000; i++) packets.write(socket, itemOf(e));
+    const e = { ...step, seq: 9 };
+    for (let i = 0; i < 1000; i++) packets.write(socket, jobItem(e));
     expect(packets.encodings - before).toBe(1);
     expect(new Set(written.map((w) => w.packets)).size).toBe(1);
   });
@@ -87,11 +87,11 @@ describe('SocketPackets', () => {
   it('leaves resets and skipped ranges to the caller (per subscriber)', () => {
     const written: Written[] = [];
     const socket = fakeSocket(io, written);
-    const skipped: StreamItem = {
+    const skipped: JobItem = {
       kind: 'skipped',
       skipped: { fromSeq: 1, toSeq: 2, reason: SkipReason.Overflow },
     };
-    expect(socketPackets(socket)?.write(socket, skipped)).toBe(false);
+    expect(socketPackets(socket, JOB_DOMAIN)?.write(socket, skipped)).toBe(false);
     expect(written).toHaveLength(0);
   });
 
@@ -100,6 +100,6 @@ describe('SocketPackets', () => {
       nsp: { name: '/orders', adapter: {} },
       client: { _packet: () => undefined },
     } as unknown as OrdersSocket;
-    expect(socketPackets(socket)).toBeUndefined();
+    expect(socketPackets(socket, JOB_DOMAIN)).toBeUndefined();
   });
 });

@@ -1,4 +1,11 @@
-import { EncodeOnce, eventOf, type StreamItem } from '@app/contracts';
+import {
+  EncodeOnce,
+  eventOf,
+  kindOf,
+  type DomainEvent,
+  type StreamDomain,
+  type StreamItemOf,
+} from '@app/contracts';
 import type { OrdersSocket } from './orders-ws.events';
 
 /** socket.io-parser's EVENT packet type. */
@@ -45,13 +52,14 @@ interface EncodedPacket {
 export class SocketPackets {
   /** Encodings made by every instance (one per namespace adapter), for tests. */
   static encodingsTotal = 0;
-  private readonly cache: EncodeOnce<EncodedPacket>;
+  private readonly cache: EncodeOnce<EncodedPacket, StreamItemOf>;
 
   constructor(
     private readonly adapter: EncodingAdapter,
     private readonly nsp: string,
+    private readonly domain: StreamDomain,
   ) {
-    this.cache = new EncodeOnce<EncodedPacket>({
+    this.cache = new EncodeOnce<EncodedPacket, StreamItemOf>({
       encode: (item) => this.encode(item),
       sizeOf: (p) =>
         p.packets.reduce<number>((n, s) => n + (typeof s === 'string' ? s.length : 0), 0),
@@ -64,17 +72,17 @@ export class SocketPackets {
   }
 
   /** Writes an event item to `socket`; false for other items (the caller emits those). */
-  write(socket: OrdersSocket, item: StreamItem): boolean {
+  write(socket: OrdersSocket, item: StreamItemOf): boolean {
     if (eventOf(item) === undefined) return false;
     const { packets, opts } = this.cache.get(item);
     (socket.client as unknown as PacketClient)._packet(packets, opts);
     return true;
   }
 
-  private encode(item: StreamItem): EncodedPacket {
+  private encode(item: StreamItemOf): EncodedPacket {
     SocketPackets.encodingsTotal++;
-    const event = eventOf(item);
-    const name = item.kind === 'tracking' ? 'tracking' : 'status';
+    const event = eventOf(item) as DomainEvent;
+    const name = kindOf(this.domain, event).wireName;
     const opts: PacketOptions = { preEncoded: true };
     const packets = this.adapter._encode(
       { type: EVENT_PACKET, nsp: this.nsp, data: [name, event] },
@@ -90,14 +98,17 @@ const byAdapter = new WeakMap<object, SocketPackets | null>();
  * The encoder of `socket`'s namespace, or undefined when its adapter cannot encode once
  * (another adapter than socket.io's in-memory one): the caller then emits per socket.
  */
-export function socketPackets(socket: OrdersSocket): SocketPackets | undefined {
+export function socketPackets(
+  socket: OrdersSocket,
+  domain: StreamDomain,
+): SocketPackets | undefined {
   const adapter = socket.nsp.adapter as unknown as Partial<EncodingAdapter>;
   let packets = byAdapter.get(adapter);
   if (packets === undefined) {
     const client = socket.client as unknown as Partial<PacketClient>;
     packets =
       typeof adapter._encode === 'function' && typeof client._packet === 'function'
-        ? new SocketPackets(adapter as EncodingAdapter, socket.nsp.name)
+        ? new SocketPackets(adapter as EncodingAdapter, socket.nsp.name, domain)
         : null;
     byAdapter.set(adapter, packets);
   }

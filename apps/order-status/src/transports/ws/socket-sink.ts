@@ -1,13 +1,22 @@
-import { type StreamEndReason, type StreamItem } from '@app/contracts';
+import {
+  eventOf,
+  isReset,
+  isSkipped,
+  kindOf,
+  type DomainEvent,
+  type StreamDomain,
+  type StreamEndReason,
+  type StreamItemOf,
+} from '@app/contracts';
 import type { DeliverySink } from '@app/event-bus';
 import type { EngineBackpressure } from './engine-backpressure';
 import type { OrdersSocket } from './orders-ws.events';
 import { socketPackets } from './socket-packets';
 
 /**
- * Delivers one order's stream to a socket: `status` per status change, `tracking` per
- * tracking update, `reset` with the snapshot,
- * `skipped` for events dropped on overflow, `end` with the reason.
+ * Delivers one order's stream to a socket: each event under its kind's wire name in the
+ * domain, `reset` with the snapshot, `skipped` for events dropped on overflow, `end`
+ * with the reason.
  *
  * Held until `open()`: the bus starts pumping (the replay, even `end` for a finished
  * order) inside `bus.open()`, before the gateway has sent the `subscribe` ack. A client
@@ -18,10 +27,15 @@ import { socketPackets } from './socket-packets';
  * `discard()` silences the sink for good (unsubscribed, replaced, socket gone) even while
  * `bus.open()` is still pending and the subscription handle does not exist yet.
  */
+/** `socket.emit` for an event name only known at run time. */
+interface DomainEmitter {
+  emit(name: string, event: DomainEvent): boolean;
+}
+
 export class SocketSink implements DeliverySink {
   private opened = false;
   private discarded = false;
-  private parked: StreamItem | undefined;
+  private parked: StreamItemOf | undefined;
   private parkedEnd: StreamEndReason | undefined;
   private parkedResume: (() => void) | undefined;
   private retryAfterMs: number | undefined;
@@ -30,11 +44,12 @@ export class SocketSink implements DeliverySink {
     private readonly socket: OrdersSocket,
     private readonly orderId: string,
     private readonly backpressure: EngineBackpressure,
+    private readonly domain: StreamDomain,
     /** Told when the bus ended the stream, so the socket's slot is freed at once. */
     private readonly onEnd: () => void,
   ) {}
 
-  write(item: StreamItem): boolean {
+  write(item: StreamItemOf): boolean {
     if (this.discarded) return false; // the pump stops; the subscription is being closed
     if (!this.opened) {
       this.parked = item;
@@ -90,23 +105,18 @@ export class SocketSink implements DeliverySink {
     });
   }
 
-  private send(item: StreamItem): void {
+  private send(item: StreamItemOf): void {
     // Events: the namespace's one encoding, shared by every socket that gets the event.
-    if (socketPackets(this.socket)?.write(this.socket, item) === true) return;
-    switch (item.kind) {
-      case 'event':
-        this.socket.emit('status', item.event);
-        return;
-      case 'tracking':
-        this.socket.emit('tracking', item.tracking);
-        return;
-      case 'reset':
-        this.socket.emit('reset', item.reset);
-        return;
-      case 'skipped':
-        // The payload names no order: add it, as `end` does, for clients of several orders.
-        this.socket.emit('skipped', { orderId: this.orderId, ...item.skipped });
-        return;
+    if (socketPackets(this.socket, this.domain)?.write(this.socket, item) === true) return;
+    if (isReset(item)) {
+      this.socket.emit('reset', item.reset);
+    } else if (isSkipped(item)) {
+      // The payload names no order: add it, as `end` does, for clients of several orders.
+      this.socket.emit('skipped', { orderId: this.orderId, ...item.skipped });
+    } else {
+      const event = eventOf(item) as DomainEvent;
+      // The event map types the domain's events by name; the name comes from the domain here.
+      (this.socket as unknown as DomainEmitter).emit(kindOf(this.domain, event).wireName, event);
     }
   }
 }

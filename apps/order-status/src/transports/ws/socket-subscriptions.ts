@@ -104,7 +104,7 @@ export class SocketSubscriptions {
     }
 
     const entry: Entry = {
-      sink: new SocketSink(this.socket, orderId, this.backpressure, () =>
+      sink: new SocketSink(this.socket, orderId, this.backpressure, this.bus.domain, () =>
         this.forget(orderId, entry),
       ),
       cancelled: false,

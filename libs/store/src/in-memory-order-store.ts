@@ -1,0 +1,205 @@
+import type { Observable } from 'rxjs';
+import {
+  nowUs,
+  type AppendOptions,
+  type AppendRule,
+  type DomainAppend,
+  type EventDraft,
+  type MemoryUse,
+  type StreamDomain,
+  type TraceContext,
+} from '@app/contracts';
+import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
+import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from '@app/event-bus/bus-options';
+import { EventFeed } from './event-feed';
+import { IdempotencyCache } from './idempotency-cache';
+import { OrderState } from '@app/event-bus/order-state';
+import { OrderStore } from './order-store';
+import type { OrderOwnership } from './stream-store';
+import { eventOf } from './append-event';
+import { replayOf } from './publish-replay';
+import { TraceContexts } from './trace-context';
+import { ReplayRing } from '@app/event-bus/replay-ring';
+
+/** @default 300_000 ms a finished order stays readable before it is forgotten */
+export const DEFAULT_TERMINAL_RETENTION_MS = 300_000;
+
+export interface InMemoryOrderStoreOptions {
+  /** The domain of the events it keeps (it must have `append`). @default ORDER_DOMAIN */
+  domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+  /** How long a delivered/cancelled order stays known. @default 300_000 */
+  terminalRetentionMs?: number;
+  /** Events kept per order for resume. @default DEFAULT_RING_SIZE (256) */
+  historySize?: number;
+  /** Oldest event age kept for resume, in ms. @default DEFAULT_RING_MAX_AGE_MS (300_000) */
+  historyMaxAgeMs?: number;
+  /** How long a publish's idempotency key is remembered, in ms. @default 300_000 */
+  idempotencyWindowMs?: number;
+  /**
+   * Estimated bytes of idempotency keys and their events remembered (the least recently
+   * used go first). @default DEFAULT_IDEMPOTENCY_MAX_BYTES (32 MiB)
+   */
+  idempotencyMaxBytes?: number;
+}
+
+/**
+ * The embedded default store: one process, no dependencies. It keeps each order's
+ * snapshot and its last `historySize` events (the history resumes are served from once
+ * the bus has let go of an order nobody follows), so memory grows with live orders, and
+ * finished orders are forgotten after `terminalRetentionMs`.
+ */
+export class InMemoryOrderStore extends OrderStore {
+  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+  /** How the domain's events are appended (its rules come with each append). */
+  private readonly appending: DomainAppend<OrderEvent, OrderSnapshot>;
+  /** Each order's state; its snapshot is built when read (OrderState), not per event. */
+  private readonly states = new Map<string, OrderState<OrderEvent, OrderSnapshot>>();
+  /** Each stream's phase, as the rules of its events set it (`AppendRule.phase`). */
+  private readonly phases = new Map<string, string>();
+  private readonly history = new Map<string, ReplayRing<OrderEvent>>();
+  private readonly historySize: number;
+  private readonly historyMaxAgeMs: number;
+  private readonly published = new EventFeed<OrderEvent>();
+  private readonly forgetTimers = new Set<NodeJS.Timeout>();
+  private readonly terminalRetentionMs: number;
+  private readonly idempotency: IdempotencyCache;
+  private readonly traces = new TraceContexts();
+  readonly events$: Observable<OrderEvent> = this.published.observable;
+
+  constructor(opts: InMemoryOrderStoreOptions = {}) {
+    super();
+    this.domain = opts.domain ?? ORDER_DOMAIN;
+    if (this.domain.append === undefined) {
+      throw new TypeError(`the ${this.domain.name} domain cannot be appended to (no append)`);
+    }
+    this.appending = this.domain.append;
+    this.terminalRetentionMs = opts.terminalRetentionMs ?? DEFAULT_TERMINAL_RETENTION_MS;
+    this.historySize = opts.historySize ?? DEFAULT_RING_SIZE;
+    this.historyMaxAgeMs = opts.historyMaxAgeMs ?? DEFAULT_RING_MAX_AGE_MS;
+    this.idempotency = new IdempotencyCache({
+      windowMs: opts.idempotencyWindowMs,
+      maxBytes: opts.idempotencyMaxBytes,
+    });
+  }
+
+  async append(
+    draft: EventDraft<OrderEvent>,
+    rule: AppendRule,
+    options?: AppendOptions,
+  ): Promise<OrderEvent> {
+    return this.appendSync(draft, rule, options);
+  }
+
+  /** Synchronous append for the in-process simulator (no promise per event). */
+  appendSync(
+    draft: EventDraft<OrderEvent>,
+    rule: AppendRule,
+    options: AppendOptions = {},
+  ): OrderEvent {
+    const { orderId } = draft;
+    const { ownerId, idempotencyKey, traceContext } = options;
+    const current = this.states.get(orderId);
+    if (idempotencyKey !== undefined) {
+      const original = this.idempotency.get(orderId, idempotencyKey);
+      if (original !== undefined) {
+        return replayOf(original, draft, rule.priorPhaseField, ownerId, current?.ownerId);
+      }
+    }
+    const phase = this.phases.get(orderId);
+    if (current === undefined ? !rule.creates : !follows(rule, phase)) {
+      throw rule.refusal(orderId, phase);
+    }
+    const event = eventOf(
+      draft,
+      (current?.lastSeq ?? 0) + 1,
+      rule,
+      this.appending.phaseField,
+      current !== undefined ? phase : undefined,
+      nowUs(),
+    );
+    // The owner is fixed at creation and carried over on every later event.
+    this.record(event, ownerId, idempotencyKey);
+    if (rule.phase !== undefined) this.phases.set(orderId, rule.phase);
+    if (rule.ends) this.forgetLater(orderId);
+    if (traceContext !== undefined) this.traces.set(event, traceContext);
+    this.published.next(event);
+    return event;
+  }
+
+  /**
+   * Applies a published event to the order's state, history and idempotency record.
+   * `ownerId` is taken when the order is first known: the owner is fixed at creation and
+   * carried over on every later event.
+   */
+  private record(event: OrderEvent, ownerId: string | undefined, idempotencyKey?: string): void {
+    let state = this.states.get(event.orderId);
+    if (state === undefined) {
+      state = new OrderState(this.domain, undefined, ownerId);
+      this.states.set(event.orderId, state);
+    }
+    state.apply(event);
+    this.historyOf(event.orderId).push(event);
+    if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
+  }
+
+  override traceContextOf(event: OrderEvent): TraceContext | undefined {
+    return this.traces.get(event);
+  }
+
+  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+    return this.states.get(orderId)?.snapshot();
+  }
+
+  getSnapshotSync(orderId: string): OrderSnapshot | undefined {
+    return this.states.get(orderId)?.snapshot();
+  }
+
+  /** The order's state itself: it carries the owner, and nothing is built to answer. */
+  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    return this.states.get(orderId);
+  }
+
+  async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
+    return this.history.get(orderId)?.after(afterSeq, nowUs());
+  }
+
+  /** The idempotency keys' share of memory, for `order_memory_*`. */
+  override memoryUse(): readonly MemoryUse[] {
+    return [this.idempotency.memoryUse];
+  }
+
+  get orderCount(): number {
+    return this.states.size;
+  }
+
+  close(): void {
+    for (const t of this.forgetTimers) clearTimeout(t);
+    this.forgetTimers.clear();
+    this.published.complete();
+  }
+
+  private historyOf(orderId: string): ReplayRing<OrderEvent> {
+    let ring = this.history.get(orderId);
+    if (ring === undefined) {
+      ring = new ReplayRing<OrderEvent>(this.historySize, this.historyMaxAgeMs);
+      this.history.set(orderId, ring);
+    }
+    return ring;
+  }
+
+  private forgetLater(orderId: string): void {
+    const timer = setTimeout(() => {
+      this.forgetTimers.delete(timer);
+      this.states.delete(orderId);
+      this.phases.delete(orderId);
+      this.history.delete(orderId);
+    }, this.terminalRetentionMs);
+    timer.unref();
+    this.forgetTimers.add(timer);
+  }
+}
+
+/** Whether an existing stream in `phase` takes an event under `rule`. */
+function follows(rule: AppendRule, phase: string | undefined): boolean {
+  return rule.follows === undefined || (phase !== undefined && rule.follows.includes(phase));
+}

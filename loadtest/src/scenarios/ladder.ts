@@ -1,0 +1,62 @@
+import { OtlpSink } from '../ladder/otlp-sink';
+import { runnableRungs } from '../ladder/rungs';
+import type { RunResult } from './result';
+import { runTransport } from './run-transport';
+import { steadyLoad } from './steady';
+import { perTransport, type Scenario } from './scenario';
+
+export const LADDER_TRANSPORTS = ['grpc', 'sse', 'ws', 'websocket', 'longpoll'];
+
+/**
+ * Rounds of the whole ladder per transport. As in overhead: one fresh process's CPU per
+ * event moves by more than most layers cost, so the report takes medians of rounds and
+ * the marginal cost of a layer from rungs that ran one after the other in a round.
+ */
+export const LADDER_ROUNDS = 3;
+
+/**
+ * What each layer of a production stack costs, per transport, in one build: the same
+ * steady load on bare Node, the framework floors (long-poll), then the service with its
+ * layers switched on one at a time (loadtest/src/ladder/rungs.ts). Rounds run every rung
+ * in order (ABAB...), so a host that drifts moves all of them alike.
+ */
+export const ladder: Scenario = {
+  name: 'ladder',
+  description: 'the cost of each middleware layer: bare Node, Fastify, NestJS, + each layer',
+  supports: (t) => LADDER_TRANSPORTS.includes(t),
+  run: (ctx, o) =>
+    perTransport(ctx, o.transports.filter(ladder.supports), async (transport) => {
+      const out: RunResult[] = [];
+      const rounds = o.rounds ?? (o.tiny ? 1 : LADDER_ROUNDS);
+      const rungs = runnableRungs(transport, o.tiny, o.rungs);
+      const sink = rungs.some((r) => r.exportsSpans) ? await OtlpSink.start() : undefined;
+      try {
+        for (let round = 1; round <= rounds && !ctx.aborted(); round += 1) {
+          for (const rung of rungs) {
+            if (ctx.aborted()) break;
+            sink?.take();
+            const r = await runTransport(ctx, {
+              scenario: 'ladder',
+              variant: rung.label,
+              server: rung.server,
+              env:
+                rung.exportsSpans && sink
+                  ? { ...rung.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
+                  : rung.env,
+              transport,
+              ...steadyLoad(o, { subscribers: 500, durationS: 5 }, transport),
+            });
+            // What the sink received over the run (warm-up included): spans, exports, bytes.
+            const otlp = rung.exportsSpans && sink ? sink.take() : undefined;
+            const exported: Record<string, number> = otlp
+              ? { otlpSpans: otlp.spans, otlpExports: otlp.exports, otlpBytes: otlp.bytes }
+              : {};
+            out.push({ ...r, extra: { ...r.extra, round, rung: rung.id, ...exported } });
+          }
+        }
+      } finally {
+        await sink?.close();
+      }
+      return out;
+    }),
+};

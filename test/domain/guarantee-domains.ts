@@ -1,0 +1,82 @@
+import { request } from 'undici';
+import type { DomainEvent, StreamDomain } from '@app/contracts';
+import { ORDER_DOMAIN, OrderStatus, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
+import { PAYLOAD_DOMAIN } from '@app/payload-domain';
+import type { TransportName } from '@app/client/node';
+import type { TestApp } from '../support/test-app';
+import { testTracking } from '../support/test-app';
+
+/**
+ * One domain as the parameterised guarantee suite drives it: how to start the service
+ * with it, the transports it is served on, and its REST publish calls. Everything else
+ * the checks read from `domain`, the descriptor the service itself carries.
+ */
+export interface GuaranteeDomain {
+  readonly name: string;
+  /** The service's settings that select the domain (none: the default, orders). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Typed as the client's `WatchOptions.domain` (still the order's types, docs/adapting.md). */
+  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+  readonly transports: readonly TransportName[];
+  /**
+   * Publishes the stream's next event over REST, creating the stream with the first,
+   * never finishing it; `bytes` of filler where the event carries a load-test payload.
+   */
+  next(app: TestApp, streamId: string, bytes?: number): Promise<DomainEvent>;
+  /** Publishes an event that finishes the stream, for a domain that has one. */
+  finish?(app: TestApp, streamId: string): Promise<DomainEvent>;
+}
+
+async function post(app: TestApp, path: string, body: object): Promise<DomainEvent> {
+  const res = await request(`${app.httpUrl}${path}`, {
+    method: 'POST',
+    headers: { ...app.authHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer: unknown = await res.body.json();
+  if (res.statusCode !== 201) {
+    throw new Error(`POST ${path}: ${res.statusCode} ${JSON.stringify(answer)}`);
+  }
+  return answer as DomainEvent;
+}
+
+/** The statuses an order passes before tracking updates begin; then it is on the road. */
+const TOWARD_SHIPPED = [
+  OrderStatus.Created,
+  OrderStatus.Paid,
+  OrderStatus.Packed,
+  OrderStatus.Shipped,
+];
+
+/** Events published per order id, so `next` knows where its order is in the life cycle. */
+const orderSteps = new Map<string, number>();
+
+export const ORDER_GUARANTEES: GuaranteeDomain = {
+  name: 'order',
+  env: {},
+  domain: ORDER_DOMAIN,
+  transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
+  next: (app, orderId, paddingBytes) => {
+    const step = orderSteps.get(orderId) ?? 0;
+    orderSteps.set(orderId, step + 1);
+    const path = `/v1/orders/${orderId}`;
+    // Status changes, then tracking updates: both of the domain's event kinds travel.
+    return step < TOWARD_SHIPPED.length
+      ? post(app, `${path}/status`, { status: TOWARD_SHIPPED[step], paddingBytes })
+      : post(app, `${path}/tracking`, { ...testTracking(step), paddingBytes });
+  },
+  finish: (app, orderId) =>
+    post(app, `/v1/orders/${orderId}/status`, { status: OrderStatus.Delivered }),
+};
+
+export const PAYLOAD_GUARANTEES: GuaranteeDomain = {
+  name: 'payload',
+  env: { STREAM_DOMAIN: 'payload' },
+  // The client's and the engine's types are still the order domain's; at run time
+  // everything is read from the descriptor.
+  domain: PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
+  transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
+  next: (app, streamId, bytes = 1) => post(app, `/v1/streams/${streamId}/payload`, { bytes }),
+};
+
+export const GUARANTEE_DOMAINS: readonly GuaranteeDomain[] = [ORDER_GUARANTEES, PAYLOAD_GUARANTEES];
