@@ -28,7 +28,7 @@ export const STACK_STOP_GRACE_MS = 5_000;
  * run whose gRPC clients could not connect through nginx: nginx, its HTTP port bound,
  * failing to bind its gRPC port, reproduced by test/stack/local-stack-ports.e2e-spec.ts).
  */
-export const FREE_PORT_ATTEMPTS = 3;
+export const FREE_PORT_ATTEMPTS = 5;
 
 /** A process of the stack could not bind its port (EADDRINUSE): another took it. */
 export class StackPortTakenError extends Error {}

@@ -62,10 +62,16 @@ function holdAPort(): Promise<{ server: Server; port: number }> {
       env: { ...testAuthEnv(), LOG_LEVEL: 'warn', SIMULATOR_ENABLED: 'false' },
       log: (source, line) => lines.push(`[${source}] ${line}`),
     });
-    expect(picks).toBe(2);
+    // At least the retry the held port forces; another process can take a fresh port too
+    // (CI: three picks), which the stack answers the same way, within its bound.
+    expect(picks).toBeGreaterThanOrEqual(2);
     expect(picks).toBeLessThanOrEqual(FREE_PORT_ATTEMPTS);
     const retry = lines.find((l) => l.startsWith('[stack]'));
-    expect(retry).toMatch(/a port was taken: \[nginx\] .*Address already in use.*other ports/);
+    // nginx, on the port held above; or an instance first, when another process took one of
+    // its fresh ports meanwhile (a CI run: the same race, met earlier in the start).
+    expect(retry).toMatch(
+      /a port was taken: \[(nginx\] .*Address already in use|app\d\] .*EADDRINUSE).*other ports/,
+    );
     const { httpPort, httpsPort, grpcPort } = stack.settings.nginx;
     expect(grpcPort).not.toBe(taken);
     expect(await Promise.all([httpPort, httpsPort, grpcPort].map(portAccepts))).toEqual([
