@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { DomainEvent, StreamDomain } from '@app/contracts';
+import type { DomainEvent, DomainSnapshot, StreamDomain } from '@app/contracts';
 import { ORDER_DOMAIN, OrderStatus, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import { PAYLOAD_DOMAIN } from '@app/payload-domain';
 import type { TransportName } from '@app/client/node';
@@ -25,6 +25,8 @@ export interface GuaranteeDomain {
   next(app: TestApp, streamId: string, bytes?: number): Promise<DomainEvent>;
   /** Publishes an event that finishes the stream, for a domain that has one. */
   finish?(app: TestApp, streamId: string): Promise<DomainEvent>;
+  /** The stream's snapshot as its REST read answers it (the store's, with the owner). */
+  snapshot(app: TestApp, streamId: string): Promise<DomainSnapshot>;
 }
 
 async function post(app: TestApp, path: string, body: object): Promise<DomainEvent> {
@@ -38,6 +40,15 @@ async function post(app: TestApp, path: string, body: object): Promise<DomainEve
     throw new Error(`POST ${path}: ${res.statusCode} ${JSON.stringify(answer)}`);
   }
   return answer as DomainEvent;
+}
+
+async function get(app: TestApp, path: string): Promise<DomainSnapshot> {
+  const res = await request(`${app.httpUrl}${path}`, { headers: app.authHeaders });
+  const answer: unknown = await res.body.json();
+  if (res.statusCode !== 200) {
+    throw new Error(`GET ${path}: ${res.statusCode} ${JSON.stringify(answer)}`);
+  }
+  return answer as DomainSnapshot;
 }
 
 /** The statuses an order passes before tracking updates begin; then it is on the road. */
@@ -67,6 +78,7 @@ export const ORDER_GUARANTEES: GuaranteeDomain = {
   },
   finish: (app, orderId) =>
     post(app, `/v1/orders/${orderId}/status`, { status: OrderStatus.Delivered }),
+  snapshot: (app, orderId) => get(app, `/v1/orders/${orderId}`),
 };
 
 export const PAYLOAD_GUARANTEES: GuaranteeDomain = {
@@ -77,6 +89,7 @@ export const PAYLOAD_GUARANTEES: GuaranteeDomain = {
   domain: PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
   transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
   next: (app, streamId, bytes = 1) => post(app, `/v1/streams/${streamId}/payload`, { bytes }),
+  snapshot: (app, streamId) => get(app, `/v1/streams/${streamId}`),
 };
 
 export const GUARANTEE_DOMAINS: readonly GuaranteeDomain[] = [ORDER_GUARANTEES, PAYLOAD_GUARANTEES];

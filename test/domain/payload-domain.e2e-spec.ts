@@ -14,6 +14,7 @@ import { pollBodyJson } from '../../apps/order-status/src/transports/long-poll/p
 import { itemFrame } from '../../apps/order-status/src/transports/sse/sse-frames';
 import { itemFrame as websocketItemFrame } from '../../apps/order-status/src/transports/websocket/websocket-frames';
 import { PAYLOAD_DOMAIN, type PayloadEvent, type PayloadSnapshot } from '@app/payload-domain';
+import type { OrderOwnership } from '@app/store';
 
 type PayloadItem = StreamItemOf<PayloadEvent, PayloadSnapshot>;
 
@@ -44,6 +45,11 @@ class PayloadStore implements BusStore<PayloadEvent, PayloadSnapshot> {
   async getSnapshot(orderId: string): Promise<PayloadSnapshot | undefined> {
     const last = this.streams.get(orderId)?.at(-1);
     return last === undefined ? undefined : this.domain.fold(undefined, last);
+  }
+
+  /** Streams here have no owner. */
+  async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    return this.streams.has(orderId) ? {} : undefined;
   }
 
   async readHistory(orderId: string, afterSeq: number): Promise<PayloadEvent[] | undefined> {

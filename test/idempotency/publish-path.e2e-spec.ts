@@ -75,6 +75,79 @@ describe('one publish path for REST and gRPC', () => {
     expect(grpc).toEqual(rest);
   });
 
+  it('the same refusals over both: a key reused for another request, a token without write', async () => {
+    const script = async (publisher: Publisher): Promise<Outcome[]> => {
+      const orderId = `refused-${publisher.name}`;
+      const token = app.token({ sub: `refuser-${publisher.name}` });
+      const reader = app.token({ sub: `reader-${publisher.name}`, scopes: ['orders:read'] });
+      const steps: Omit<PublishRequest, 'orderId'>[] = [
+        { status: Created, key: 'k-1', ownerId: 'erin', token },
+        // The key names one request: another status, or another owner for the creation.
+        { status: Paid, key: 'k-1', token },
+        { status: Created, key: 'k-1', ownerId: 'frank', token },
+        { status: Paid, token: reader },
+      ];
+      const outcomes: Outcome[] = [];
+      for (const step of steps) {
+        const a = await publisher.publish({ ...step, orderId });
+        outcomes.push({
+          code: a.code,
+          replayed: a.replayed,
+          ...(a.event ? { seq: a.event.seq } : {}),
+        });
+      }
+      return outcomes;
+    };
+    const [rest, grpc] = await Promise.all(publishers.map((p) => script(p)));
+    expect(rest).toEqual([
+      { code: 'ok', replayed: false, seq: 1 },
+      { code: 'failed_precondition', replayed: false },
+      { code: 'failed_precondition', replayed: false },
+      { code: 'permission_denied', replayed: false },
+    ]);
+    expect(grpc).toEqual(rest);
+  });
+
+  it("another customer's order is not found over both, its owner's is the same snapshot", async () => {
+    await app.createOwnedOrder('path-owned', 'erin', Paid);
+    const client = (sub: string) =>
+      orderStatusClient(app.grpcAddress, {}, app.token({ sub, scopes: ['orders:read'] }));
+    const read = async (sub: string) => {
+      const token = app.token({ sub, scopes: ['orders:read'] });
+      const res = await request(`${app.httpUrl}/v1/orders/path-owned`, { headers: bearer(token) });
+      const body = (await res.body.json()) as OrderSnapshot | { error: { code: string } };
+      const grpcClient = client(sub);
+      try {
+        const answer = await unary(
+          grpcClient.getOrder.bind(grpcClient) as (
+            req: object,
+            options: object,
+            cb: (err: ServiceError | null, res?: object) => void,
+          ) => void,
+          { orderId: 'path-owned' },
+        ).catch((err: ServiceError) => ({ grpcCode: err.code }));
+        return { rest: { status: res.statusCode, body }, grpc: answer };
+      } finally {
+        grpcClient.close();
+      }
+    };
+    const other = await read('frank');
+    expect(other).toEqual({
+      rest: { status: 404, body: { error: expect.objectContaining({ code: 'not_found' }) } },
+      grpc: { grpcCode: 5 },
+    });
+    const owner = await read('erin');
+    expect(owner.rest).toMatchObject({ status: 200, body: { ownerId: 'erin', status: Paid } });
+    const rest = owner.rest.body as OrderSnapshot;
+    expect(owner.grpc).toMatchObject({
+      orderId: rest.orderId,
+      status: PROTO_STATUS[rest.status],
+      lastSeq: rest.lastSeq,
+      updatedAtUs: rest.updatedAtUs,
+      ownerId: 'erin',
+    });
+  });
+
   it("the snapshot is the same over both, with the order's owner", async () => {
     await app.createOwnedOrder('path-snapshot', 'dave', Paid);
     const res = await request(`${app.httpUrl}/v1/orders/path-snapshot`, { headers: bearer() });

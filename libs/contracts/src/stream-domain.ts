@@ -91,7 +91,11 @@ export interface StreamDomain<
   isTerminal(event: E): boolean;
   /** Whether the stream `snapshot` describes is finished (a reset that carries it ends the stream). */
   isTerminalSnapshot(snapshot: S): boolean;
-  /** The snapshot after `event` from the one before it (undefined: nothing known). */
+  /**
+   * The snapshot after `event` from the one before it (undefined: nothing known),
+   * carrying `ownerId` when given: the stream's owner, which the engine passes so that a
+   * snapshot is the same whichever path built it (a store's read, a reset).
+   */
   fold(previous: S | undefined, event: E, ownerId?: string): S;
   /** Its messages on gRPC. */
   readonly proto: DomainProtoCodec<E, S>;

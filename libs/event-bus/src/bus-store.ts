@@ -3,8 +3,8 @@ import type { StreamStore } from '@app/store/stream-store';
 
 /**
  * What the bus reads of a store: the domain, the feed of published events (and its
- * resyncs), the trace context an event was published with, snapshots, history and
- * routing. The bus never publishes, so any `StreamStore` is one, whatever its publish
+ * resyncs), the trace context an event was published with, snapshots, owners (a reset's
+ * snapshot carries one, and the feed's events do not), history and routing. The bus never publishes, so any `StreamStore` is one, whatever its publish
  * API, and so is a spec's hand-driven feed.
  */
 export type BusStore<E extends DomainEvent, S extends DomainSnapshot> = Pick<
@@ -14,6 +14,7 @@ export type BusStore<E extends DomainEvent, S extends DomainSnapshot> = Pick<
   | 'resync$'
   | 'traceContextOf'
   | 'getSnapshot'
+  | 'getOwnership'
   | 'readHistory'
   | 'watch'
   | 'unwatch'

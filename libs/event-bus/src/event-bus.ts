@@ -359,14 +359,19 @@ export class OrderEventBus<
     opened: OrderState<E, S>,
   ): Promise<Replay<E, S>> {
     if (afterSeq > opened.lastSeq) {
-      return this.replayAhead(orderId, afterSeq, snapshotOf(opened));
+      return this.replayAhead(ch, orderId, afterSeq, snapshotOf(opened));
     }
     if (afterSeq === opened.lastSeq) return { backlog: [], cursor: afterSeq };
     const recent = ch.ring.after(afterSeq, nowUs());
     if (recent !== undefined) {
       return (
         this.replayEvents(recent, afterSeq) ??
-        this.reset(ResetReason.BeyondRetention, ch.state.snapshot() ?? snapshotOf(opened))
+        this.reset(
+          ch,
+          orderId,
+          ResetReason.BeyondRetention,
+          ch.state.snapshot() ?? snapshotOf(opened),
+        )
       );
     }
     // The state may be replaced (a store resync) while the history is read.
@@ -374,7 +379,7 @@ export class OrderEventBus<
     const events = await this.store.readHistory(orderId, afterSeq);
     return (
       this.replayEvents(events, afterSeq) ??
-      this.reset(ResetReason.BeyondRetention, ch.state.snapshot() ?? atOpen)
+      this.reset(ch, orderId, ResetReason.BeyondRetention, ch.state.snapshot() ?? atOpen)
     );
   }
 
@@ -384,10 +389,15 @@ export class OrderEventBus<
    * delivers to each instance on its own schedule): the store, not this feed, tells
    * whether the seq exists. Only a seq the store has not reached either gets a reset.
    */
-  private async replayAhead(orderId: string, afterSeq: number, local: S): Promise<Replay<E, S>> {
+  private async replayAhead(
+    ch: OrderChannel<E, S>,
+    orderId: string,
+    afterSeq: number,
+    local: S,
+  ): Promise<Replay<E, S>> {
     const stored = await this.store.getSnapshot(orderId);
     if (stored === undefined || stored.lastSeq < afterSeq) {
-      return this.reset(ResetReason.AheadOfLastSeq, stored ?? local);
+      return this.reset(ch, orderId, ResetReason.AheadOfLastSeq, stored ?? local);
     }
     if (stored.lastSeq === afterSeq) {
       // Later copies from this feed are at or below the cursor and skipped as duplicates,
@@ -399,7 +409,10 @@ export class OrderEventBus<
       };
     }
     const events = await this.store.readHistory(orderId, afterSeq);
-    return this.replayEvents(events, afterSeq) ?? this.reset(ResetReason.BeyondRetention, stored);
+    return (
+      this.replayEvents(events, afterSeq) ??
+      this.reset(ch, orderId, ResetReason.BeyondRetention, stored)
+    );
   }
 
   /** The events after `afterSeq`; undefined when they do not follow it (a reset is due). */
@@ -417,9 +430,35 @@ export class OrderEventBus<
     };
   }
 
-  private reset(reason: ResetReason, snapshot: S): Replay<E, S> {
+  private async reset(
+    ch: OrderChannel<E, S>,
+    orderId: string,
+    reason: ResetReason,
+    snapshot: S,
+  ): Promise<Replay<E, S>> {
+    const owned = await this.withOwner(ch, orderId, snapshot);
     this.stats.resets[reason]++;
-    return { backlog: [{ kind: 'reset', reset: { reason, snapshot } }], cursor: snapshot.lastSeq };
+    return {
+      backlog: [{ kind: 'reset', reset: { reason, snapshot: owned } }],
+      cursor: owned.lastSeq,
+    };
+  }
+
+  /**
+   * `snapshot` with the stream's owner, so a reset equals the store's read whichever path
+   * built it. The feed's events do not carry the owner, so a channel whose state was
+   * folded from them alone asks the store: once per channel (ownership never changes),
+   * and only when a reset is built, never per delivery.
+   */
+  private async withOwner(ch: OrderChannel<E, S>, orderId: string, snapshot: S): Promise<S> {
+    if (snapshot.ownerId !== undefined) return snapshot;
+    if (!ch.state.ownerKnown) {
+      const ownership = await this.store.getOwnership(orderId);
+      // Undefined: the store no longer has the stream, so it says nothing about its owner.
+      if (ownership !== undefined && !ch.state.ownerKnown) ch.state.learnOwner(ownership.ownerId);
+    }
+    const ownerId = ch.state.ownerId;
+    return ownerId === undefined ? snapshot : { ...snapshot, ownerId };
   }
 
   private channel(orderId: string): OrderChannel<E, S> {

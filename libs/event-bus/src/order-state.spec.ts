@@ -18,6 +18,9 @@ const BASE: JobSnapshot = {
   ownerId: 'customer-1',
 };
 
+/** An owner the store answers for a state built from events alone. */
+const LEARNED_OWNER = 'customer-2';
+
 const PHASES = [JobPhase.Building, JobPhase.Testing, JobPhase.Done];
 
 /** What the state is read with or given, in turn. */
@@ -25,7 +28,8 @@ type Op =
   | { readonly op: 'phase'; readonly phase: JobPhase }
   | { readonly op: 'progress'; readonly percent: number }
   | { readonly op: 'read' }
-  | { readonly op: 'replace'; readonly withBase: boolean };
+  | { readonly op: 'replace'; readonly withBase: boolean }
+  | { readonly op: 'learn' };
 
 const ops = fc.array(
   fc.oneof(
@@ -33,6 +37,7 @@ const ops = fc.array(
     fc.record({ op: fc.constant('progress' as const), percent: fc.integer({ min: 0, max: 100 }) }),
     fc.constant({ op: 'read' as const }),
     fc.record({ op: fc.constant('replace' as const), withBase: fc.boolean() }),
+    fc.constant({ op: 'learn' as const }),
   ),
   { maxLength: 60 },
 );
@@ -51,20 +56,30 @@ describe('OrderState', () => {
   it("reads as the domain's fold applied to every event in turn, whenever it is read", () => {
     fc.assert(
       fc.property(ops, fc.boolean(), fc.boolean(), (list, startKnown, withOwner) => {
-        const ownerId = withOwner ? 'customer-1' : undefined;
-        const state = new OrderState(JOB_DOMAIN, startKnown ? BASE : undefined, ownerId);
+        // The owner is the stream's: given, a base's, or learned from the store.
+        let owner = withOwner ? 'customer-1' : startKnown ? BASE.ownerId : undefined;
+        const state = new OrderState(JOB_DOMAIN, startKnown ? BASE : undefined, owner);
         let expected: JobSnapshot | undefined = startKnown ? BASE : undefined;
         for (const op of list) {
+          expect(state.ownerId).toBe(owner);
+          expect(state.ownerKnown).toBe(owner !== undefined || state.ownerKnown);
           if (op.op === 'read') {
             expect(state.snapshot()).toStrictEqual(expected);
             // Key order too: it is the JSON's field order on the wire.
             expect(JSON.stringify(state.snapshot())).toBe(JSON.stringify(expected));
           } else if (op.op === 'replace') {
             expected = op.withBase ? BASE : undefined;
+            owner = expected?.ownerId;
             state.replace(expected);
+            expect(state.ownerKnown).toBe(expected !== undefined);
+          } else if (op.op === 'learn') {
+            if (state.ownerKnown) continue;
+            owner = LEARNED_OWNER;
+            state.learnOwner(owner);
+            if (expected !== undefined) expected = { ...expected, ownerId: owner };
           } else {
             const event = eventFor(op, state.lastSeq + 1, phaseOf(state) ?? JobPhase.Queued);
-            expected = jobAfter(expected, event, ownerId);
+            expected = jobAfter(expected, event, owner);
             state.apply(event);
           }
           expect(state.lastSeq).toBe(expected?.lastSeq ?? 0);
@@ -88,7 +103,28 @@ describe('OrderState', () => {
     expect(after).not.toBe(before);
     expect(state.snapshot()).toBe(after);
     expect(after).toMatchObject({ lastSeq: 5, percent: BASE.percent });
-    // The bus's state carries no owner once it has applied an event, as the fold without one.
-    expect(after).not.toHaveProperty('ownerId');
+    // The base's owner is the stream's: the events folded onto it keep it.
+    expect(after).toHaveProperty('ownerId', BASE.ownerId);
+  });
+
+  it("learns a feed-built state's owner once, and the snapshot already built gains it", () => {
+    const state = new OrderState(JOB_DOMAIN);
+    state.apply({ orderId: 'o-1', seq: 1, phase: JobPhase.Queued, publishedAtUs: 1_000 });
+    const ownerless = state.snapshot();
+    expect(ownerless).not.toHaveProperty('ownerId');
+    expect(state.ownerKnown).toBe(false);
+    state.learnOwner(LEARNED_OWNER);
+    expect(state.ownerKnown).toBe(true);
+    expect(state.snapshot()).toStrictEqual({ ...ownerless, ownerId: LEARNED_OWNER });
+    state.apply({ orderId: 'o-1', seq: 2, phase: JobPhase.Building, publishedAtUs: 2_000 });
+    expect(state.snapshot()).toHaveProperty('ownerId', LEARNED_OWNER);
+  });
+
+  it('settles a stream without an owner too, so the store is asked once', () => {
+    const state = new OrderState(JOB_DOMAIN);
+    state.apply({ orderId: 'o-1', seq: 1, phase: JobPhase.Queued, publishedAtUs: 1_000 });
+    state.learnOwner(undefined);
+    expect(state.ownerKnown).toBe(true);
+    expect(state.snapshot()).not.toHaveProperty('ownerId');
   });
 });

@@ -24,17 +24,50 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
   private readonly newestOfKind: (E | undefined)[];
 
   /**
-   * @param base the state to start from (undefined: nothing known yet)
-   * @param ownerId carried on every snapshot built (the store's keep the owner; the bus's
-   *   do not, as `fold` without one)
+   * The stream's owner, carried on every snapshot built: null when it has none, undefined
+   * while not known yet (one field: the in-process store keeps a state per order).
+   */
+  private owner: string | null | undefined;
+
+  /**
+   * @param base the state to start from (undefined: nothing known yet); its owner is the
+   *   stream's
+   * @param ownerId the stream's owner, when the caller knows it (the store, which takes
+   *   it from the append that created the stream)
    */
   constructor(
     private readonly domain: StreamDomain<E, S>,
     base?: S,
-    readonly ownerId?: string,
+    ownerId?: string,
   ) {
     this.built = base;
+    this.owner = ownerId ?? base?.ownerId;
     this.newestOfKind = new Array<E | undefined>(domain.kinds.length).fill(undefined);
+  }
+
+  /** The stream's owner as far as known (undefined: none, or not learned yet). */
+  get ownerId(): string | undefined {
+    return this.owner ?? undefined;
+  }
+
+  /**
+   * Whether the owner is settled: given, read from a store's snapshot, or learned. Events
+   * do not carry it, so a state folded from a feed's events alone has to ask the store.
+   */
+  get ownerKnown(): boolean {
+    return this.owner !== undefined;
+  }
+
+  /**
+   * Settles the owner (the store's answer; undefined: the stream has none). Ownership
+   * never changes, so this is asked once per state, and the snapshot already built gains it.
+   */
+  learnOwner(ownerId: string | undefined): void {
+    this.owner = ownerId ?? null;
+    const built = this.built;
+    if (ownerId !== undefined && built !== undefined && built.ownerId !== ownerId) {
+      this.built = { ...built, ownerId };
+    }
   }
 
   /** Whether any state is known (a base or an applied event). */
@@ -69,9 +102,13 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
     if (this.newestOfKind.length > 1) this.newestOfKind[kindIndexOf(this.domain, event)] = event;
   }
 
-  /** Replaces the state with `snapshot` (a store's answer after a repair, or nothing). */
+  /**
+   * Replaces the state with `snapshot` (a store's answer, or nothing), whose owner is the
+   * stream's.
+   */
   replace(snapshot: S | undefined): void {
     this.built = snapshot;
+    this.owner = snapshot === undefined ? undefined : (snapshot.ownerId ?? null);
     this.newest = undefined;
     this.newestOfKind.fill(undefined);
   }
@@ -90,10 +127,10 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
         if (next === undefined || e.seq < next.seq) next = e;
       }
       if (next === undefined) break;
-      base = this.domain.fold(base, next, this.ownerId);
+      base = this.domain.fold(base, next, this.owner ?? undefined);
       after = next.seq;
     }
-    this.built = this.domain.fold(base, newest, this.ownerId);
+    this.built = this.domain.fold(base, newest, this.owner ?? undefined);
     this.newest = undefined;
     this.newestOfKind.fill(undefined);
     return this.built;

@@ -76,8 +76,7 @@ export interface OrderSnapshot {
   readonly tracking?: Tracking;
   /**
    * The customer the order belongs to (set when it is created); only that customer and
-   * holders of `orders:read:any` may read it. Absent on snapshots rebuilt from events
-   * (resets), which only the order's authorized readers receive anyway.
+   * holders of `orders:read:any` may read it. Every snapshot carries it, a reset's too.
    */
   readonly ownerId?: string;
 }
@@ -85,7 +84,7 @@ export interface OrderSnapshot {
 /**
  * The order's state after `event`, from the state before it (`previous`, undefined when
  * unknown): what every event-derived snapshot (the bus's, a reset's) is built with.
- * `ownerId`, when given, is carried on it (the store's snapshots keep the owner).
+ * `ownerId`, when given, is carried on it (the store and the bus pass the order's owner).
  *
  * Built by assigning the optional fields: this runs for every published event (in the
  * store and again in the bus), and on Node 20 (V8 11) a spread followed by another

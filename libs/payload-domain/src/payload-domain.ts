@@ -27,17 +27,20 @@ export const PAYLOAD_DOMAIN: StreamDomain<PayloadEvent, PayloadSnapshot> = {
   // A payload stream never finishes: the load test ends it by closing the connection.
   isTerminal: () => false,
   isTerminalSnapshot: () => false,
-  fold: (_previous, event) => ({
-    orderId: event.orderId,
-    lastSeq: event.seq,
-    updatedAtUs: event.publishedAtUs,
-  }),
+  // The owner is the stream's (a snapshot carries it whichever path built it, as an order's does).
+  fold: (_previous, event, ownerId) =>
+    ownerId === undefined
+      ? { orderId: event.orderId, lastSeq: event.seq, updatedAtUs: event.publishedAtUs }
+      : { orderId: event.orderId, lastSeq: event.seq, updatedAtUs: event.publishedAtUs, ownerId },
   proto: PAYLOAD_PROTO_CODEC,
   append: {
     // No rule sets a phase; the field is only where a store would keep one.
     phaseField: 'phase',
     rule: () => PAYLOAD_RULE,
-    snapshotOf: ({ orderId, lastSeq, updatedAtUs }) => ({ orderId, lastSeq, updatedAtUs }),
+    snapshotOf: ({ orderId, lastSeq, updatedAtUs, fields: { ownerId } }) =>
+      ownerId === undefined
+        ? { orderId, lastSeq, updatedAtUs }
+        : { orderId, lastSeq, updatedAtUs, ownerId },
   },
 };
 

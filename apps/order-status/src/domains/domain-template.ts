@@ -118,12 +118,14 @@ export const ${constant}_DOMAIN: StreamDomain<${type}Event, ${type}Snapshot> = {
   kinds: [{ itemKind: 'event', wireName: '${name}', protoArm: '${name}', is: () => true }],
   isTerminal: (event) => event.phase === 'closed',
   isTerminalSnapshot: (snapshot) => snapshot.phase === 'closed',
-  fold: (_previous, event) => ({
+  // The owner is the stream's: every snapshot carries it, a reset's as the store's read.
+  fold: (_previous, event, ownerId) => ({
     orderId: event.orderId,
     lastSeq: event.seq,
     updatedAtUs: event.publishedAtUs,
     phase: event.phase,
     note: event.note,
+    ...(ownerId !== undefined ? { ownerId } : {}),
   }),
   // Its gRPC messages: \`${name}\` (the event) and \`${name}_snapshot\` (a reset's snapshot)
   // are the names the two proto files need (docs/adapting.md).
@@ -140,6 +142,7 @@ export const ${constant}_DOMAIN: StreamDomain<${type}Event, ${type}Snapshot> = {
         updatedAtUs: Number(m?.updatedAtUs ?? 0),
         phase: isPhase(m?.phase) ? m.phase : 'open',
         note: String(m?.note ?? ''),
+        ...(m?.ownerId ? { ownerId: m.ownerId } : {}),
       };
     },
   },
@@ -154,6 +157,7 @@ export const ${constant}_DOMAIN: StreamDomain<${type}Event, ${type}Snapshot> = {
             updatedAtUs: stored.updatedAtUs,
             phase: stored.phase,
             note: storedNote(stored.fields.last),
+            ...(stored.fields.ownerId !== undefined ? { ownerId: stored.fields.ownerId } : {}),
           }
         : undefined,
   },

@@ -172,7 +172,7 @@ export class OrderSnapshot implements OrderSnapshotShape {
     type: String,
     pattern: OWNER_ID_PATTERN.source,
     description:
-      'The customer (token subject) the order belongs to. Absent on snapshots rebuilt from events (resets).',
+      "The customer (token subject) the order belongs to. Every snapshot carries it, a reset's too.",
   })
   readonly ownerId?: string;
 }

@@ -19,7 +19,7 @@ import {
   InMemoryOrderStore,
   type InMemoryOrderStoreOptions,
 } from '@app/store/in-memory-order-store';
-import { StreamStore, type StoreResync } from '@app/store/stream-store';
+import { StreamStore, type OrderOwnership, type StoreResync } from '@app/store/stream-store';
 import {
   JOB_DOMAIN,
   jobAfter,
@@ -165,6 +165,9 @@ export class ControlledStore extends StreamStore<JobEvent, JobSnapshot> {
   holdHistory = false;
   hasHistory = true;
   historyReads = 0;
+  /** Each job's owner (set by the spec; a job without one has none), and the reads of it. */
+  readonly owners = new Map<string, string>();
+  ownershipReads = 0;
   readonly pendingReads: {
     orderId: string;
     afterSeq: number;
@@ -236,7 +239,16 @@ export class ControlledStore extends StreamStore<JobEvent, JobSnapshot> {
     if (this.failReads) throw new Error('store down');
     const list = this.history.get(orderId);
     if (list === undefined || list.length === 0) return undefined;
-    return list.reduce<JobSnapshot | undefined>((s, e) => jobAfter(s, e), undefined);
+    const ownerId = this.owners.get(orderId);
+    return list.reduce<JobSnapshot | undefined>((s, e) => jobAfter(s, e, ownerId), undefined);
+  }
+
+  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+    this.ownershipReads++;
+    if (this.failReads) throw new Error('store down');
+    if (!this.history.has(orderId)) return undefined;
+    const ownerId = this.owners.get(orderId);
+    return ownerId === undefined ? {} : { ownerId };
   }
 
   readHistory(orderId: string, afterSeq: number): Promise<JobEvent[] | undefined> {
