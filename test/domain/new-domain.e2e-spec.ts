@@ -55,7 +55,8 @@ async function tool(cwd: string, name: string, args: string[]): Promise<string> 
  * docs/adapting.md's path for a team's own domain, followed on a scratch copy of the
  * repository: the generator adds a domain with a life cycle, the copy type-checks and
  * builds, and the built service carries the new domain on both stores and every JSON
- * transport, read by the client library through the generated descriptor.
+ * transport, read by the client library through the generated descriptor and by the watch
+ * CLI through the domain's name.
  */
 describe('a new domain, added as docs/adapting.md says', () => {
   let scratch: string;
@@ -141,6 +142,30 @@ describe('a new domain, added as docs/adapting.md says', () => {
       expect(await publish(id, { phase: 'closed', note: 'closed' })).toBe(201);
       expect(await publish(id, { phase: 'open', note: 'again' })).toBe(409);
     });
+
+    it('is followed by the watch CLI, which finds it by its name alone', async () => {
+      const id = `${store}-cli`;
+      expect(await publish(id, { phase: 'open', note: 'one' })).toBe(201);
+      expect(await publish(id, { phase: 'closed', note: 'two' })).toBe(201);
+      const token = bearer().authorization.slice('Bearer '.length);
+      // The copy's own CLI, not edited: it exits 0 only when the stream completed.
+      const out = await tool(scratch, 'tsx', [
+        'apps/watch-cli/src/cli.ts',
+        id,
+        '--domain',
+        NAME,
+        '--url',
+        service.httpUrl,
+        '--token',
+        token,
+      ]);
+      const lines = out.trim().split('\n');
+      expect(lines.filter((l) => /\s#\d+\s/.test(l))).toEqual([
+        expect.stringMatching(new RegExp(`#1\\s+${NAME}\\s+[\\d.]+ ms {2}open: one$`)),
+        expect.stringMatching(new RegExp(`#2\\s+${NAME}\\s+[\\d.]+ ms {2}closed: two$`)),
+      ]);
+      expect(lines.at(-1)).toMatch(new RegExp(`${NAME} finished \\(seq 2\\)$`));
+    }, 30_000);
 
     it.each(TRANSPORTS)(
       'is followed over %s until its terminal phase ends the stream',

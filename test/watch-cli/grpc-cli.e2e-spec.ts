@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { request } from 'undici';
 import { OrderStatus } from '@app/order-domain/order-status';
 import { demoBanner } from '../../apps/order-status/src/auth/demo-banner';
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
@@ -69,6 +70,31 @@ describe('gRPC CLI (npm run grpc)', () => {
     );
     const health = await grpc(['health', 'orderstatus.v1.OrderStatusService']);
     expect(JSON.parse(health.stdout)).toEqual({ status: 'SERVING' });
+  }, 30_000);
+
+  it("calls the payload domain's snapshot call on a service that carries it", async () => {
+    const payload = await startTestApp({ STREAM_DOMAIN: 'payload' });
+    try {
+      const res = await request(`${payload.httpUrl}/v1/streams/grpc-p/payload`, {
+        method: 'POST',
+        headers: { ...payload.authHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ bytes: 8 }),
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(201);
+      const { stdout } = await run(
+        process.execPath,
+        [TSX, CLI, '--url', payload.grpcAddress, 'GetPayloadStream', '{"order_id":"grpc-p"}'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ORDER_STATUS_TOKEN: payload.defaultToken },
+          timeout: 20_000,
+        },
+      );
+      expect(JSON.parse(stdout)).toMatchObject({ order_id: 'grpc-p', last_seq: 1 });
+    } finally {
+      await payload.close();
+    }
   }, 30_000);
 
   it('says which call failed and why, with exit code 1', async () => {

@@ -1,61 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { OrderStatus } from '@app/order-domain/order-status';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import {
+  CLI_TRANSPORTS as TRANSPORTS,
+  exited,
+  spawnCli,
+  stopAll,
+  type CliTransport,
+  type Watcher,
+} from './cli-process';
 
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'apps', 'watch-cli', 'src', 'cli.ts');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const TRANSPORTS = ['grpc', 'sse', 'ws', 'websocket', 'longpoll'] as const;
 const HISTORY = [OrderStatus.Created, OrderStatus.Paid, OrderStatus.Packed];
-
-interface Watcher {
-  readonly transport: string;
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  /** The seqs printed as events, in order. */
-  seqs(): number[];
-}
 
 /** Starts the CLI for order cli-1 with `args`; `env` over the test's own environment. */
 function spawnWatcher(
-  transport: (typeof TRANSPORTS)[number],
+  transport: CliTransport,
   args: readonly string[],
   env: Record<string, string> = {},
 ): Watcher {
-  const child = spawn(process.execPath, [TSX, CLI, 'cli-1', '--transport', transport, ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  const lines: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
-  createInterface({ input: child.stderr }).on('line', (l) => lines.push(`stderr: ${l}`));
-  return {
-    transport,
-    child,
-    lines,
-    seqs: () => lines.flatMap((l) => /\s#(\d+)\s/.exec(l)?.slice(1, 2).map(Number) ?? []),
-  };
+  return spawnCli(transport, ['cli-1', '--transport', transport, ...args], env);
 }
 
-function startWatcher(
-  app: TestApp,
-  transport: (typeof TRANSPORTS)[number],
-  token = DEFAULT_TEST_TOKEN,
-): Watcher {
+function startWatcher(app: TestApp, transport: CliTransport, token = DEFAULT_TEST_TOKEN): Watcher {
   const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
   return spawnWatcher(transport, ['--url', url, '--token', token]);
 }
 
 /** The CLI as the docs run it: no --url and no --token, both from the environment. */
 function startDefaultWatcher(
-  transport: (typeof TRANSPORTS)[number],
+  transport: CliTransport,
   env: Record<string, string>,
   ...args: string[]
 ): Watcher {
@@ -76,12 +52,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function exited(w: Watcher): Promise<unknown> {
-  return w.child.exitCode !== null
-    ? Promise.resolve()
-    : new Promise((r) => w.child.once('exit', r));
-}
-
 async function recreate(app: TestApp, ...statuses: OrderStatus[]): Promise<void> {
   for (const s of statuses) await app.publish('cli-1', s);
 }
@@ -96,13 +66,7 @@ describe('watch CLI', () => {
   const watchers: Watcher[] = [];
 
   afterEach(async () => {
-    for (const w of watchers.splice(0)) {
-      if (w.child.exitCode === null) {
-        const exited = new Promise((r) => w.child.once('exit', r));
-        w.child.kill('SIGINT');
-        await exited;
-      }
-    }
+    await stopAll(watchers);
     await app?.close();
   });
 
@@ -140,6 +104,8 @@ describe('watch CLI', () => {
         seqs: [1, 2, 3, 4, 5, 6],
       });
       expect(w.lines.some((l) => l.includes('resumed after seq'))).toBe(true);
+      // The order domain's summary: the new status, after the kind's wire name.
+      expect(w.lines).toContainEqual(expect.stringMatching(/#4\s+status\s+[\d.]+ ms {2}shipped$/));
       expect(w.lines.at(-1)).toContain('order finished');
       expect(w.child.exitCode).toBe(0);
     }

@@ -1,3 +1,4 @@
+import { loadDomain } from './domains';
 import { parseWatchArgs, USAGE, type WatchOptions } from './options';
 import { watch } from './watcher';
 
@@ -11,9 +12,10 @@ const EXIT_REFUSED = 3;
 const EXIT_UNREACHABLE = 4;
 
 /**
- * `npm run watch -- <orderId> --transport grpc|sse|ws|websocket|longpoll [--url ...] [--token-file ...]`:
+ * `npm run watch -- <streamId> [--domain order|payload|...] --transport grpc|sse|ws|websocket|longpoll [--url ...] [--token-file ...]`:
  * a terminal client of the service, on the client library. It is an outside client: it
- * knows the wire contract (@app/contracts, @app/client), never the service's internals.
+ * knows the wire contract (@app/contracts, @app/client, the domains' descriptors), never
+ * the service's internals.
  */
 async function main(): Promise<number> {
   let options: WatchOptions;
@@ -26,8 +28,10 @@ async function main(): Promise<number> {
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
   process.once('SIGTERM', () => abort.abort());
+  const domain = await loadDomain(options.domain);
   const { end, neverConnected } = await watch(
     options,
+    domain,
     {
       line: (text) => process.stdout.write(`${text}\n`),
       error: (text) => process.stderr.write(`${text}\n`),

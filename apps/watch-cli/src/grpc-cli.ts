@@ -52,7 +52,11 @@ The token comes from ORDER_STATUS_TOKEN; --url defaults to 127.0.0.1 on GRPC_POR
   npm run -s grpc -- list
   npm run -s grpc -- health ${ORDER_STATUS_PROTO_PACKAGE}.${ORDER_STATUS_SERVICE_NAME}
   npm run -s grpc -- Subscribe '{"order_id":"order-1","after_seq":0}'
-  npm run -s grpc -- GetOrder '{"order_id":"order-1"}'`;
+  npm run -s grpc -- GetOrder '{"order_id":"order-1"}'
+  npm run -s grpc -- GetPayloadStream '{"order_id":"stream-1"}'   # a STREAM_DOMAIN=payload service
+
+Subscribe carries any domain's events, each under its own arm (\`event\` and \`tracking\` for
+an order, \`payload\` for the payload domain); the snapshot call is the domain's own.`;
 
 type Callback = (err: ServiceError | null, res?: unknown) => void;
 type Method = (req: unknown, md: Metadata, cb?: Callback) => ClientReadableStream<unknown>;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseOrderId } from '@app/contracts/validation';
+import { DEFAULT_DOMAIN, knownDomains } from './domains';
 
 export const TRANSPORTS = ['grpc', 'sse', 'ws', 'websocket', 'longpoll'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
@@ -16,7 +17,10 @@ export const DEFAULT_GRPC_PORT = 50051;
 export const DEFAULT_CONNECT_TIMEOUT_S = 30;
 
 export interface WatchOptions {
-  readonly orderId: string;
+  /** The stream's id: an order id for the order domain. */
+  readonly streamId: string;
+  /** The domain of its events, one of `knownDomains()`. @default order */
+  readonly domain: string;
   readonly transport: Transport;
   /** Base URL (HTTP transports) or host:port (gRPC). */
   readonly url: string;
@@ -40,17 +44,19 @@ export function defaultUrl(transport: Transport, env: NodeJS.ProcessEnv): string
     : `http://127.0.0.1:${env.HTTP_PORT || DEFAULT_HTTP_PORT}`;
 }
 
-export const USAGE = `usage: npm run watch -- <orderId> [--transport grpc|sse|ws|websocket|longpoll] [--url URL] [--token-file PATH] [--after SEQ] [--connect-timeout S]
+export const USAGE = `usage: npm run watch -- <streamId> [--domain NAME] [--transport grpc|sse|ws|websocket|longpoll] [--url URL] [--token-file PATH] [--after SEQ] [--connect-timeout S]
 
-Prints every status change and tracking update of one order with its publish-to-receive
-latency, and resumes by itself (from the last seq it printed) after a disconnect or a
-server restart. Exits 0 when the order is finished (or on Ctrl-C), 3 when the service
-refuses the watch for good (bad or expired token, no permission, unknown order), 4 when it
-never connected within --connect-timeout.
+Prints every event of one stream (an order's status changes and tracking updates, by
+default) with its seq, kind and publish-to-receive latency, and resumes by itself (from the
+last seq it printed) after a disconnect or a server restart. Exits 0 when the stream is
+finished (or on Ctrl-C), 2 for bad usage (an unknown --domain among them), 3 when the
+service refuses the watch for good (bad or expired token, no permission, a stream it does
+not have), 4 when it never connected within --connect-timeout.
 
 The token comes from ORDER_STATUS_TOKEN or --token-file (--token also works, but npm
 prints a script's arguments, so the token would show in the terminal).
 
+  --domain           the service's STREAM_DOMAIN: ${knownDomains().join(', ')}   default: ${DEFAULT_DOMAIN}
   --transport        grpc, sse, ws (socket.io), websocket (raw) or longpoll   default: sse
   --url              http(s)://host:port, or host:port for grpc   default: 127.0.0.1 on
                      HTTP_PORT (${DEFAULT_HTTP_PORT}) or, for grpc, GRPC_PORT (${DEFAULT_GRPC_PORT}), as the service
@@ -64,6 +70,7 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
     args: [...argv],
     allowPositionals: true,
     options: {
+      domain: { type: 'string', short: 'd', default: DEFAULT_DOMAIN },
       transport: { type: 'string', short: 't', default: 'sse' },
       url: { type: 'string', short: 'u' },
       token: { type: 'string' },
@@ -72,7 +79,11 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
       'connect-timeout': { type: 'string', default: String(DEFAULT_CONNECT_TIMEOUT_S) },
     },
   });
-  if (positionals.length !== 1) throw new Error('exactly one order id is required');
+  if (positionals.length !== 1) throw new Error('exactly one stream id is required');
+  const known = knownDomains();
+  if (!known.includes(values.domain)) {
+    throw new Error(`--domain must be one of ${known.join(', ')} (got ${values.domain})`);
+  }
   const transport = values.transport as Transport;
   if (!TRANSPORTS.includes(transport)) {
     throw new Error(`--transport must be one of ${TRANSPORTS.join(', ')}`);
@@ -90,7 +101,8 @@ export function parseWatchArgs(argv: readonly string[], env = process.env): Watc
   const token =
     tokenFile !== undefined ? readToken(tokenFile) : (values.token ?? env.ORDER_STATUS_TOKEN);
   return {
-    orderId: parseOrderId(positionals[0]),
+    streamId: parseOrderId(positionals[0]),
+    domain: values.domain,
     transport,
     url: values.url ?? defaultUrl(transport, env),
     after,

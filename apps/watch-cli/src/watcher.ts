@@ -2,11 +2,13 @@ import {
   watchOrder,
   type ConnectionEvent,
   type EndItem,
+  type GapItem,
   type WatchError,
-  type WatchItem,
 } from '@app/client/node';
+import type { OrderEvent, OrderSnapshot } from '@app/order-domain/order-events';
+import { kindOfItem, type DomainEvent, type StreamDomain } from '@app/contracts/stream-domain';
 import { nowUs, StreamEndReason } from '@app/contracts/stream-envelope';
-import { type OrderEvent } from '@app/order-domain/order-events';
+import { eventOf, isReset, isSkipped, type StreamItemOf } from '@app/contracts/stream-item';
 import { readToken, type WatchOptions } from './options';
 
 export interface WatchOutput {
@@ -14,43 +16,54 @@ export interface WatchOutput {
   error(text: string): void;
 }
 
+/** What a watch hands out, whatever the domain: its stream's items, then gaps and the end. */
+export type CliItem = StreamItemOf | GapItem | EndItem;
+
 const END_REASONS = new Set<string>(Object.values(StreamEndReason));
 
 function time(): string {
   return new Date().toISOString().slice(11, 23);
 }
 
-function latency(e: OrderEvent): string {
+function latency(e: DomainEvent): string {
   const ms = Math.max(0, nowUs() - e.publishedAtUs) / 1000;
   return `${ms.toFixed(1).padStart(8)} ms`;
 }
 
-/** One line per item; undefined for the items that print nothing. */
-export function itemLine(item: WatchItem): string | undefined {
+/**
+ * One line per item, undefined for the items that print nothing. An event's line is the
+ * same for every domain (seq, its kind's wire name, latency) and ends with what the
+ * domain's `summary` says of it.
+ */
+export function itemLine(domain: StreamDomain, item: CliItem): string | undefined {
   switch (item.kind) {
-    case 'event': {
-      const e = item.event;
-      const why = e.reason ? `  (${e.reason})` : '';
-      return `${time()}  #${String(e.seq).padEnd(5)} ${e.status.padEnd(17)} ${latency(e)}${why}`;
+    case 'gap': {
+      const gap = item as GapItem;
+      return `${time()}  LOST #${gap.fromSeq}..#${gap.toSeq}: not delivered and not accounted for by the service`;
     }
-    case 'tracking': {
-      const t = item.tracking;
-      const where = `${t.location.lat.toFixed(4)},${t.location.lon.toFixed(4)}`;
-      const eta = new Date(t.etaMs).toISOString().slice(11, 16);
-      return `${time()}  #${String(t.seq).padEnd(5)} ${'tracking'.padEnd(17)} ${latency(t)}  at ${where}, eta ${eta}Z`;
-    }
-    case 'reset':
-      return `${time()}  reset (${item.reset.reason}): now ${item.reset.snapshot.status} at seq ${item.reset.snapshot.lastSeq}`;
-    case 'skipped':
-      // The service kept up and this watcher did not: it says so instead of leaving a gap.
-      return `${time()}  skipped #${item.skipped.fromSeq}..#${item.skipped.toSeq} (${item.skipped.reason}): read too slowly, continuing`;
-    case 'gap':
-      return `${time()}  LOST #${item.fromSeq}..#${item.toSeq}: not delivered and not accounted for by the service`;
-    case 'end':
-      return item.reason === 'completed'
-        ? `${time()}  order finished (seq ${item.lastSeq})`
+    case 'end': {
+      // Only a domain's terminal event completes a stream (a payload stream never does).
+      const end = item as EndItem;
+      return end.reason === 'completed'
+        ? `${time()}  ${domain.name} finished (seq ${end.lastSeq})`
         : undefined;
+    }
   }
+  const streamItem = item as StreamItemOf;
+  if (isReset(streamItem)) {
+    const { reason, snapshot } = streamItem.reset;
+    const now = domain.snapshotSummary?.(snapshot);
+    return `${time()}  reset (${reason}): now at seq ${snapshot.lastSeq}${now ? `, ${now}` : ''}`;
+  }
+  if (isSkipped(streamItem)) {
+    const { fromSeq, toSeq, reason } = streamItem.skipped;
+    // The service kept up and this watcher did not: it says so instead of leaving a gap.
+    return `${time()}  skipped #${fromSeq}..#${toSeq} (${reason}): read too slowly, continuing`;
+  }
+  const e = eventOf(streamItem) as DomainEvent;
+  const kind = kindOfItem(domain, streamItem.kind)?.wireName ?? streamItem.kind;
+  const summary = domain.summary?.(e);
+  return `${time()}  #${String(e.seq).padEnd(5)} ${kind.padEnd(17)} ${latency(e)}${summary ? `  ${summary}` : ''}`;
 }
 
 /** One line per connection event worth telling a person about. */
@@ -59,7 +72,7 @@ function connectionLine(o: WatchOptions, e: ConnectionEvent): string | undefined
     case 'open':
       return e.reconnect
         ? `${time()}  resumed after seq ${e.afterSeq}`
-        : `${time()}  connected to ${o.orderId} over ${o.transport}${e.afterSeq > 0 ? `, after seq ${e.afterSeq}` : ''}`;
+        : `${time()}  connected to ${o.domain} ${o.streamId} over ${o.transport}${e.afterSeq > 0 ? `, after seq ${e.afterSeq}` : ''}`;
     case 'retrying':
       if (e.error !== undefined) {
         return `${time()}  ${failureText(e.error)}; retrying in ${Math.round(e.delayMs)} ms`;
@@ -92,7 +105,8 @@ export interface WatchResult {
 }
 
 /**
- * Follows one order through the client library (libs/client): prints each item, and
+ * Follows one stream of `domain` (the descriptor of `o.domain`) through the client library
+ * (libs/client): prints each item, and
  * resolves with the watch's end (completed, aborted by `signal`, or a permanent error:
  * the library has already asked for a new token once where one could help). Every failed
  * attempt is printed with the library's error. A watch that has not connected within
@@ -102,6 +116,7 @@ export interface WatchResult {
  */
 export async function watch(
   o: WatchOptions,
+  domain: StreamDomain,
   out: WatchOutput,
   signal: AbortSignal,
 ): Promise<WatchResult> {
@@ -109,7 +124,10 @@ export async function watch(
   const giveUp = new AbortController();
   const timer = setTimeout(() => giveUp.abort(), o.connectTimeoutMs);
   let lastFailure: WatchError | undefined;
-  const w = watchOrder(o.orderId, {
+  const w = watchOrder(o.streamId, {
+    // The client's types are still the order domain's (docs/adapting.md, "What is left");
+    // at run time it reads everything from the descriptor.
+    domain: domain as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
     transport: o.transport,
     baseUrl: o.url,
     after: o.after,
@@ -128,7 +146,7 @@ export async function watch(
   });
   try {
     for await (const item of w) {
-      const text = itemLine(item);
+      const text = itemLine(domain, item);
       if (text !== undefined) out.line(text);
     }
   } finally {
@@ -141,11 +159,11 @@ export async function watch(
     // Given up before a first attempt failed: the connect itself got no answer.
     const why = lastFailure !== undefined ? failureText(lastFailure) : 'no answer';
     out.error(
-      `${o.orderId}: no connection to ${o.url} in ${seconds} s (${why}): ` +
+      `${o.streamId}: no connection to ${o.url} in ${seconds} s (${why}): ` +
         'is the service running there? (--url, or HTTP_PORT / GRPC_PORT as the service has them)',
     );
   } else if (end.kind === 'end' && end.reason === 'error') {
-    out.error(`${o.orderId}: ${end.error.code}: ${end.error.message}`);
+    out.error(`${o.streamId}: ${end.error.code}: ${end.error.message}`);
   }
   return { end, neverConnected };
 }

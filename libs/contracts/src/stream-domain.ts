@@ -97,6 +97,13 @@ export interface StreamDomain<
    * snapshot is the same whichever path built it (a store's read, a reset).
    */
   fold(previous: S | undefined, event: E, ownerId?: string): S;
+  /**
+   * A few words about `event` for a person (the watch CLI prints them after the seq, the
+   * kind's wire name and the latency), e.g. an order's new status; absent: nothing more.
+   */
+  summary?(event: E): string;
+  /** The same for the snapshot a reset carries. */
+  snapshotSummary?(snapshot: S): string;
   /** Its messages on gRPC. */
   readonly proto: DomainProtoCodec<E, S>;
   /** How its events are appended to a store; absent for a domain the service only reads. */

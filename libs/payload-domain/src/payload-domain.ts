@@ -32,6 +32,7 @@ export const PAYLOAD_DOMAIN: StreamDomain<PayloadEvent, PayloadSnapshot> = {
     ownerId === undefined
       ? { orderId: event.orderId, lastSeq: event.seq, updatedAtUs: event.publishedAtUs }
       : { orderId: event.orderId, lastSeq: event.seq, updatedAtUs: event.publishedAtUs, ownerId },
+  summary: (event) => `${event.payload.length} bytes`,
   proto: PAYLOAD_PROTO_CODEC,
   append: {
     // No rule sets a phase; the field is only where a store would keep one.

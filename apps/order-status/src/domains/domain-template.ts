@@ -127,6 +127,9 @@ export const ${constant}_DOMAIN: StreamDomain<${type}Event, ${type}Snapshot> = {
     note: event.note,
     ...(ownerId !== undefined ? { ownerId } : {}),
   }),
+  // What the watch CLI prints after an event's seq, kind and latency, and for a reset.
+  summary: (event) => (event.note ? \`\${event.phase}: \${event.note}\` : event.phase),
+  snapshotSummary: (snapshot) => snapshot.phase,
   // Its gRPC messages: \`${name}\` (the event) and \`${name}_snapshot\` (a reset's snapshot)
   // are the names the two proto files need (docs/adapting.md).
   proto: {
