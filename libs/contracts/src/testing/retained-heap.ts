@@ -13,8 +13,8 @@ const gc = runInNewContext('gc') as () => void;
 const HEAP_MEASURE_BUDGET_MS = 60_000;
 
 /**
- * A spec that weighs the heap: the measure's budget, plus building the value once per trial
- * and the one step that may run past the budget before the measure gives up.
+ * A spec that weighs the heap: the measure's budget, plus what may run past it before the
+ * measure gives up (the trial under way: its make, inspect and release) and the spec's setup.
  */
 export const HEAP_MEASURE_TIMEOUT_MS = HEAP_MEASURE_BUDGET_MS + 30_000;
 
