@@ -43,7 +43,7 @@ export interface OrderStatusClient extends Client {
     cb: UnaryCallback<ProtoPayloadSnapshot>,
   ): void;
   updateStatus(
-    req: { orderId: string; status: number; paddingBytes?: number; reason?: string },
+    req: { orderId: string; status: number; reason?: string },
     options: CallOptions,
     cb: UnaryCallback<{ event: ProtoOrderStatusChanged; replayed: boolean }>,
   ): void;
@@ -52,7 +52,6 @@ export interface OrderStatusClient extends Client {
       orderId: string;
       location?: { lat: number; lon: number };
       etaMs?: number;
-      paddingBytes?: number;
       requestId?: string;
     },
     options: CallOptions,
