@@ -51,7 +51,7 @@ export async function idleInstancePhase(
         ratePerOrder: rate / orders,
         prefix: `idle${orders}`,
         domain: 'payload',
-        payloadBytes: o.payloadBytes ?? PAYLOAD_AS_LARGE_AS_PLAIN_TRACKING,
+        payloadBytes: idlePayloadBytes(o),
       },
       PREPARE_TIMEOUT_MS,
     );
@@ -111,6 +111,11 @@ function mb(bytes: number): number {
   return Math.round((bytes / 1_048_576) * 10) / 10;
 }
 
+/** The phase's event size: as large as the unpadded tracking updates it once published. */
+function idlePayloadBytes(o: ScenarioOptions): number {
+  return o.payloadBytes ?? PAYLOAD_AS_LARGE_AS_PLAIN_TRACKING;
+}
+
 /** A table row: app2 is the run's "service"; no subscriber, so no latency or events. */
 function row(
   orders: number,
@@ -127,7 +132,11 @@ function row(
     variant: `idle-instance ${orders} orders`,
     transport: o.transports[0],
     server: 'nest',
-    settings: plainSettings({ subscribers: 0, ratePerOrder: rate / orders, durationS }),
+    settings: {
+      ...plainSettings({ subscribers: 0, ratePerOrder: rate / orders, durationS }),
+      payloadBytes: idlePayloadBytes(o),
+      env: { STREAM_DOMAIN: 'payload' },
+    },
     ok,
     ...(ok ? {} : { error: 'the idle instance ingested events of orders it does not serve' }),
     durationS,
