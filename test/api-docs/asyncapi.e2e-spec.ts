@@ -47,7 +47,6 @@ const SAMPLES: { [K in StreamItem['kind']]: Extract<StreamItem, { kind: K }> } =
       previousStatus: OrderStatus.OutForDelivery,
       publishedAtUs: 1_700_000_000_000_001,
       reason: 'customer asked',
-      padding: 'xx',
     },
   },
   tracking: {
@@ -59,7 +58,6 @@ const SAMPLES: { [K in StreamItem['kind']]: Extract<StreamItem, { kind: K }> } =
       publishedAtUs: 1_700_000_000_000_002,
       location: { lat: -33.86, lon: 151.21 },
       etaMs: 1_700_000_900_000,
-      padding: 'xx',
     },
   },
   reset: { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot: SNAPSHOT } },

@@ -23,6 +23,11 @@ export interface GuaranteeDomain {
    * never finishing it; `bytes` of filler where the event carries a load-test payload.
    */
   next(app: TestApp, streamId: string, bytes?: number): Promise<DomainEvent>;
+  /**
+   * Publishes about FILL_BYTES of events on an existing stream, never finishing it, and
+   * returns the last seq: what fills a reader's buffers once it stops reading.
+   */
+  fill(app: TestApp, streamId: string): Promise<number>;
   /** Publishes an event that finishes the stream, for a domain that has one. */
   finish?(app: TestApp, streamId: string): Promise<DomainEvent>;
   /** The stream's snapshot as its REST read answers it (the store's, with the owner). */
@@ -59,6 +64,9 @@ const TOWARD_SHIPPED = [
   OrderStatus.Shipped,
 ];
 
+/** Bytes of events per `fill`: large enough that a few dozen fill a stopped reader's buffers. */
+export const FILL_BYTES = 60_000;
+
 /** Events published per order id, so `next` knows where its order is in the life cycle. */
 const orderSteps = new Map<string, number>();
 
@@ -67,14 +75,25 @@ export const ORDER_GUARANTEES: GuaranteeDomain = {
   env: {},
   domain: ORDER_DOMAIN,
   transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
-  next: (app, orderId, paddingBytes) => {
+  next: (app, orderId) => {
     const step = orderSteps.get(orderId) ?? 0;
     orderSteps.set(orderId, step + 1);
     const path = `/v1/orders/${orderId}`;
     // Status changes, then tracking updates: both of the domain's event kinds travel.
     return step < TOWARD_SHIPPED.length
-      ? post(app, `${path}/status`, { status: TOWARD_SHIPPED[step], paddingBytes })
-      : post(app, `${path}/tracking`, { ...testTracking(step), paddingBytes });
+      ? post(app, `${path}/status`, { status: TOWARD_SHIPPED[step] })
+      : post(app, `${path}/tracking`, testTracking(step));
+  },
+  // An order event has no filler (sizes are the payload domain's): a fill is a few hundred
+  // of them, published in process as the simulator does, which REST would take minutes for.
+  fill: async (app, orderId) => {
+    let last = 0;
+    for (let bytes = 0; bytes < FILL_BYTES;) {
+      const event = await app.progress(orderId);
+      bytes += JSON.stringify(event).length;
+      last = event.seq;
+    }
+    return last;
   },
   finish: (app, orderId) =>
     post(app, `/v1/orders/${orderId}/status`, { status: OrderStatus.Delivered }),
@@ -90,6 +109,8 @@ export const PAYLOAD_GUARANTEES: GuaranteeDomain = {
   transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
   next: (app, streamId, bytes = 1) => post(app, `/v1/streams/${streamId}/payload`, { bytes }),
   snapshot: (app, streamId) => get(app, `/v1/streams/${streamId}`),
+  fill: async (app, streamId) =>
+    (await post(app, `/v1/streams/${streamId}/payload`, { bytes: FILL_BYTES })).seq,
 };
 
 export const GUARANTEE_DOMAINS: readonly GuaranteeDomain[] = [ORDER_GUARANTEES, PAYLOAD_GUARANTEES];

@@ -27,11 +27,9 @@ import { openPausedReader, type PausedReader } from './paused-readers';
 const RETAINED = 5;
 /** A small live queue per subscriber, so a reader that stops reading overflows soon. */
 const QUEUE_CAPACITY = 8;
-/** Large events fill the socket and HTTP/2 buffers of a reader that stopped reading. */
-const FILLER_BYTES = 60_000;
-/** Upper bound on events published to a stopped reader; the loop ends soon after overflow. */
-const MAX_FILL_EVENTS = 400;
-const EVENTS_AFTER_OVERFLOW = 10;
+/** Upper bound on fills (FILL_BYTES each) to a stopped reader; the loop ends soon after overflow. */
+const MAX_FILLS = 400;
+const FILLS_AFTER_OVERFLOW = 10;
 const CONNECTION_LIMIT = 2;
 /** How long a check waits for what it expects (a loaded CI host is slow, never this slow). */
 const WAIT_MS = 10_000;
@@ -195,10 +193,10 @@ describe.each(GUARANTEE_DOMAINS)('the engine carrying the $name domain', (fixtur
         const before = overflows();
         let last = 1;
         let overflowAt: number | undefined;
-        for (let i = 0; i < MAX_FILL_EVENTS; i++) {
-          last = (await fixture.next(app, streamId, FILLER_BYTES)).seq;
+        for (let i = 0; i < MAX_FILLS; i++) {
+          last = await fixture.fill(app, streamId);
           if (overflowAt === undefined && overflows() > before) overflowAt = i;
-          if (overflowAt !== undefined && i >= overflowAt + EVENTS_AFTER_OVERFLOW) break;
+          if (overflowAt !== undefined && i >= overflowAt + FILLS_AFTER_OVERFLOW) break;
         }
         expect(overflowAt).toBeDefined();
         reader.resume();

@@ -176,6 +176,34 @@ describe('publishing the event model', () => {
       });
     });
 
+    // The load test's filler left the order contract (its sizes are the payload domain's):
+    // the ValidationPipe's forbidNonWhitelisted refuses it like any unknown property.
+    it('a publish that still sends paddingBytes is 400 (an unknown property); nothing is published', async () => {
+      await app.createOrder('ev-pad', OrderStatus.Paid, OrderStatus.Packed, OrderStatus.Shipped);
+      const refused = [
+        await post('/v1/orders/ev-pad/status', { status: 'out_for_delivery', paddingBytes: 8 }),
+        await post('/v1/orders/ev-pad/tracking', { location: HERE, etaMs: ETA, paddingBytes: 8 }),
+      ];
+      for (const r of refused) {
+        expect(r).toEqual({
+          status: 400,
+          body: {
+            error: {
+              code: 'invalid_argument',
+              message: expect.stringContaining('property paddingBytes should not exist'),
+            },
+          },
+        });
+      }
+      expect((await app.store.getSnapshot('ev-pad'))?.lastSeq).toBe(4);
+      // Without it, the same publish goes through, and the event has no filler field.
+      const tracked = await post('/v1/orders/ev-pad/tracking', { location: HERE, etaMs: ETA });
+      expect(tracked.status).toBe(201);
+      expect(Object.keys(tracked.body).sort()).toEqual(
+        ['etaMs', 'location', 'orderId', 'publishedAtUs', 'seq', 'status'].sort(),
+      );
+    });
+
     it('POST /tracking needs orders:write, like a status change', async () => {
       await app.createOrder('ev-t2', OrderStatus.Shipped);
       const reader = app.token({ sub: 'reader', scopes: ['orders:read:any'] });

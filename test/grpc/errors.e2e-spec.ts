@@ -1,5 +1,5 @@
 import { status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
-import { MAX_PADDING_BYTES, OrderStatus, PROTO_STATUS } from '@app/order-domain';
+import { OrderStatus, PROTO_STATUS } from '@app/order-domain';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -35,7 +35,7 @@ describe('gRPC errors and unary calls', () => {
   });
 
   const getOrder = (orderId: string) => unary(client.getOrder.bind(client), { orderId });
-  const updateStatus = (req: { orderId: string; status: number; paddingBytes?: number }) =>
+  const updateStatus = (req: { orderId: string; status: number }) =>
     unary(client.updateStatus.bind(client), req);
 
   it('GetOrder returns the snapshot; UpdateStatus publishes and returns the event', async () => {
@@ -44,13 +44,8 @@ describe('gRPC errors and unary calls', () => {
       status: PROTO_STATUS[OrderStatus.Created],
     });
     expect(created.event).toMatchObject({ orderId: 'u-1', seq: 1 });
-    const paid = await updateStatus({
-      orderId: 'u-1',
-      status: PROTO_STATUS[OrderStatus.Paid],
-      paddingBytes: 100,
-    });
+    const paid = await updateStatus({ orderId: 'u-1', status: PROTO_STATUS[OrderStatus.Paid] });
     expect(paid.event).toMatchObject({ seq: 2, status: PROTO_STATUS[OrderStatus.Paid] });
-    expect(paid.event.padding).toHaveLength(100);
     expect(await getOrder('u-1')).toMatchObject({
       orderId: 'u-1',
       lastSeq: 2,
@@ -84,16 +79,11 @@ describe('gRPC errors and unary calls', () => {
     expect((await failure(getOrder(''))).code).toBe(GrpcCode.INVALID_ARGUMENT);
     await tick();
 
-    // UpdateStatus: UNSPECIFIED, unknown enum number, padding too large, not created yet,
+    // UpdateStatus: UNSPECIFIED, unknown enum number, a bad order id, not created yet,
     // forbidden transition.
     const bad = [
       { orderId: 'healthy-1', status: 0 },
       { orderId: 'healthy-1', status: 99 },
-      {
-        orderId: 'healthy-1',
-        status: PROTO_STATUS[OrderStatus.Paid],
-        paddingBytes: MAX_PADDING_BYTES + 1,
-      },
       { orderId: '-leading-dash', status: PROTO_STATUS[OrderStatus.Created] },
     ];
     for (const req of bad) {

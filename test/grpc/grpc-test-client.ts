@@ -43,7 +43,7 @@ export interface OrderStatusClient extends Client {
     cb: UnaryCallback<ProtoPayloadSnapshot>,
   ): void;
   updateStatus(
-    req: { orderId: string; status: number; paddingBytes?: number; reason?: string },
+    req: { orderId: string; status: number; reason?: string },
     options: CallOptions,
     cb: UnaryCallback<{ event: ProtoOrderStatusChanged; replayed: boolean }>,
   ): void;
@@ -52,7 +52,6 @@ export interface OrderStatusClient extends Client {
       orderId: string;
       location?: { lat: number; lon: number };
       etaMs?: number;
-      paddingBytes?: number;
       requestId?: string;
     },
     options: CallOptions,
@@ -132,16 +131,16 @@ export function collect(
   return { items, status };
 }
 
-/** The seqs of the events among `items` (resets left out). */
-/** The seqs of the events received, status changes and tracking updates alike. */
+/**
+ * The seqs of the events received (resets and skipped ranges left out): status changes and
+ * tracking updates alike, or the payload domain's events (the `payload` arm).
+ */
 export function seqsOf(items: readonly ProtoSubscribeResponse[]): number[] {
-  return items.flatMap((m) =>
-    'event' in m && m.event
-      ? [Number(m.event.seq)]
-      : 'tracking' in m && m.tracking
-        ? [Number(m.tracking.seq)]
-        : [],
-  );
+  return items.flatMap((m) => {
+    const arm = m as Partial<Record<'event' | 'tracking' | 'payload', { seq: unknown }>>;
+    const event = arm.event ?? arm.tracking ?? arm.payload;
+    return event ? [Number(event.seq)] : [];
+  });
 }
 
 export function deadlineIn(ms: number): Date {

@@ -22,7 +22,7 @@ import {
 /** Streams end this long after they open (no jitter): the "stream end" these tests need. */
 const MAX_AGE_MS = 2_000;
 /** Big events fill a stalled client's socket buffers after a few dozen. */
-const PADDING_BYTES = 60_000;
+const PAYLOAD_BYTES = 60_000;
 /** Published before the stalled clients open (they replay them at once) and while they are stalled. */
 const EVENTS_BEFORE = 100;
 const EVENTS_DURING = 100;
@@ -43,6 +43,8 @@ const DRAIN_MS = 10_000;
 const PROMPT_EXIT_MS = 3_000;
 
 const ENV: Record<string, string> = {
+  // Events of a chosen size are the load test's own domain's, not the order's.
+  STREAM_DOMAIN: 'payload',
   STREAM_MAX_AGE_MS: String(MAX_AGE_MS),
   STREAM_MAX_AGE_JITTER_MS: '0',
   SSE_HEARTBEAT_MS: '1000',
@@ -110,9 +112,9 @@ describe('stalled readers whose stream ends (issue 10, 1a)', () => {
     orderId: string,
     open: (s: HostileService) => Promise<StalledClient[]>,
   ): Promise<void> {
-    await s.publish(orderId, 1, { create: true, paddingBytes: PADDING_BYTES });
+    await s.publish(orderId, 1, { bytes: PAYLOAD_BYTES });
     canary = new Canary(s.httpUrl, orderId);
-    await s.publish(orderId, EVENTS_BEFORE - 1, { paddingBytes: PADDING_BYTES });
+    await s.publish(orderId, EVENTS_BEFORE - 1, { bytes: PAYLOAD_BYTES });
 
     stalled.push(...(await open(s)));
     // Every stalled stream was accepted (its response head arrived) by now, so every
@@ -120,7 +122,7 @@ describe('stalled readers whose stream ends (issue 10, 1a)', () => {
     // from before open() took the time to connect and replay out of the bound, which a
     // busy CI host made seconds long.
     const openedAt = performance.now();
-    const lastSeq = await s.publish(orderId, EVENTS_DURING, { paddingBytes: PADDING_BYTES });
+    const lastSeq = await s.publish(orderId, EVENTS_DURING, { bytes: PAYLOAD_BYTES });
 
     // The stalled clients can only be asked once their grace is over (asking makes the
     // raw ones read again), so this wait is the bound under test, not a guess.

@@ -100,10 +100,7 @@ describe.each([
 
     // draft-ietf-httpapi-idempotency-key-header section 2.7: a key reused with another
     // payload is 422 on HTTP; gRPC has no such code and answers FAILED_PRECONDITION.
-    it.each([
-      ['another status', { status: Packed }],
-      ['other padding', { status: Paid, paddingBytes: 7 }],
-    ] as const)(
+    it.each([['another status', { status: Packed }]] as const)(
       'a key repeated with %s is refused (422 / FAILED_PRECONDITION)',
       async (what, change) => {
         const orderId = order(`conflict-${what.replace(/\W+/g, '-')}`);

@@ -31,17 +31,13 @@ export interface PublishRequest {
   readonly key?: string;
   /** Bearer token; the default test token (subject `support`) when absent. */
   readonly token?: string;
-  /** Body fields beyond the status, sent only when given. */
-  readonly paddingBytes?: number;
+  /** A body field beyond the status, sent only when given. */
   readonly ownerId?: string;
 }
 
 /** The optional body fields of a request that were given (REST and gRPC names agree). */
-function extras(req: PublishRequest): { paddingBytes?: number; ownerId?: string } {
-  return {
-    ...(req.paddingBytes === undefined ? {} : { paddingBytes: req.paddingBytes }),
-    ...(req.ownerId === undefined ? {} : { ownerId: req.ownerId }),
-  };
+function extras(req: PublishRequest): { ownerId?: string } {
+  return req.ownerId === undefined ? {} : { ownerId: req.ownerId };
 }
 
 export interface Publisher {

@@ -63,8 +63,8 @@ const FIRST_HALF = new Set([
 
 /**
  * Scenarios whose runs each start (or share) a server of their domain: a payload size
- * puts them in the payload domain (hostile's are checked in its own test; cluster still
- * pads order events).
+ * puts them in the payload domain (hostile's are checked in its own test; cluster's stack
+ * runs in it, every run with a payload size).
  */
 const RUNS_IN_THEIR_DOMAIN = new Set([
   'steady',
@@ -77,6 +77,7 @@ const RUNS_IN_THEIR_DOMAIN = new Set([
   'ladder',
   'broadcast',
   'scale',
+  'cluster',
 ]);
 
 /** Scenarios whose every subscriber follows an order published at the run's rate. */

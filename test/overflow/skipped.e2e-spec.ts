@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { nowUs } from '@app/contracts';
 import { OrderStatus, type ProtoSubscribeResponse } from '@app/order-domain';
 import { OverflowPolicy } from '@app/event-bus';
+import { PAYLOAD_DOMAIN, publishPayload } from '@app/payload-domain';
 import { bearer } from '../support/auth';
 import { SseParser, type SseMessage } from '../support/sse-parser';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -16,12 +17,15 @@ import { RawOrdersClient } from '../ws/raw-orders-client';
  * "Every drop is signalled", end to end: a subscriber that stops reading overflows its
  * bus queue, and when it reads again it receives an explicit `skipped` range where events
  * were dropped, in order, on every transport; its items chain from its resume point to
- * the last seq with no silent gap and nothing twice. Real servers on port 0, real clients.
+ * the last seq with no silent gap and nothing twice. Real servers on port 0, real clients;
+ * the events are the load test's own (the payload domain), whose size a publish chooses.
  */
 
 const QUEUE_CAPACITY = 4;
 /** Large events fill the socket and HTTP/2 buffers of a client that does not read. */
-const PADDING_BYTES = 60_000;
+const PAYLOAD_BYTES = 60_000;
+/** A payload event's name on SSE and socket.io. */
+const PAYLOAD_EVENT = PAYLOAD_DOMAIN.kinds[0].wireName;
 /** Upper bound on events published; the loop stops soon after the first overflow. */
 const MAX_EVENTS = 400;
 const EVENTS_AFTER_OVERFLOW = 20;
@@ -35,7 +39,7 @@ function expectSignalledDrops(items: readonly Seen[], afterSeq: number, lastSeq:
 
 /**
  * Publishes large events until the slow subscriber's queue has overflowed, and a few
- * more, then the terminal status; returns the last seq.
+ * more; returns the last seq (a payload stream has no terminal event: the reader leaves).
  */
 async function publishUntilOverflow(
   app: TestApp,
@@ -43,20 +47,32 @@ async function publishUntilOverflow(
   policy: OverflowPolicy,
 ): Promise<number> {
   let overflowAt: number | undefined;
+  let last = 0;
   for (let i = 0; i < MAX_EVENTS; i++) {
-    await app.progress(orderId, PADDING_BYTES);
+    last = (await publishPayload(app.store, { orderId, bytes: PAYLOAD_BYTES })).seq;
     // Paced, as a real source is: lets the fast path write between events.
     await new Promise((r) => setImmediate(r));
     if (overflowAt === undefined && app.bus.stats.overflows[policy] > 0) overflowAt = i;
     if (overflowAt !== undefined && i >= overflowAt + EVENTS_AFTER_OVERFLOW) break;
   }
   expect(overflowAt).toBeDefined();
-  return (await app.publish(orderId, OrderStatus.Delivered)).seq;
+  return last;
 }
+
+/** Creates a payload stream (its first event, seq 1). */
+async function createStream(app: TestApp, orderId: string): Promise<void> {
+  await publishPayload(app.store, { orderId, bytes: 0 });
+}
+
+/** Whether `items` reached the event with `seq`. */
+const reached = (items: readonly Seen[], seq: number): boolean =>
+  items.some((it) => it.kind === 'event' && it.seq === seq);
 
 function fromProto(m: ProtoSubscribeResponse): Seen {
   if ('event' in m) return { kind: 'event', seq: Number(m.event.seq) };
   if ('tracking' in m) return { kind: 'event', seq: Number(m.tracking.seq) };
+  const payload = (m as { payload?: { seq: unknown } }).payload;
+  if (payload) return { kind: 'event', seq: Number(payload.seq) };
   if ('skipped' in m) {
     return { kind: 'skipped', fromSeq: Number(m.skipped.fromSeq), toSeq: Number(m.skipped.toSeq) };
   }
@@ -68,6 +84,7 @@ function fromSse(m: SseMessage): Seen[] {
   switch (m.event) {
     case 'status':
     case 'tracking':
+    case PAYLOAD_EVENT:
       return [{ kind: 'event', seq: Number(data().seq) }];
     case 'skipped': {
       const s = data();
@@ -84,7 +101,7 @@ function fromSse(m: SseMessage): Seen[] {
 
 function fromSocket(e: { event: string; payload: unknown }): Seen[] {
   const p = e.payload as Record<string, unknown>;
-  if (e.event === 'status' || e.event === 'tracking') {
+  if (e.event === 'status' || e.event === 'tracking' || e.event === PAYLOAD_EVENT) {
     return [{ kind: 'event', seq: Number(p.seq) }];
   }
   if (e.event === 'skipped') {
@@ -110,13 +127,14 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
       // No engine ping may close the stalled socket.io client during the test.
       WS_PING_INTERVAL_MS: '120000',
       WS_PING_TIMEOUT_MS: '120000',
+      STREAM_DOMAIN: 'payload',
     });
 
   it.each([OverflowPolicy.Conflate, OverflowPolicy.DropOldest])(
-    'gRPC (%s): skipped messages in the stream, no silent gap, then OK',
+    'gRPC (%s): skipped messages in the stream, no silent gap, up to the newest event',
     async (policy) => {
       const a = (app = await start(policy));
-      await a.createOrder('skip-grpc');
+      await createStream(a, 'skip-grpc');
       const client: OrderStatusClient = orderStatusClient(a.grpcAddress, {
         'grpc.use_local_subchannel_pool': 1,
       });
@@ -129,8 +147,10 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
         call.pause();
         const last = await publishUntilOverflow(a, 'skip-grpc', policy);
         call.resume();
-        expect((await got.status).code).toBe(GrpcCode.OK);
+        await waitFor(() => reached(got.items.map(fromProto), last), 'the newest event');
         expectSignalledDrops(got.items.map(fromProto), 0, last);
+        call.cancel();
+        expect((await got.status).code).toBe(GrpcCode.CANCELLED);
       } finally {
         client.close();
       }
@@ -139,7 +159,7 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
 
   it('SSE (drop-oldest): event: skipped frames with id = toSeq, no silent gap, counted in /metrics', async () => {
     const a = (app = await start(OverflowPolicy.DropOldest));
-    await a.createOrder('skip-sse');
+    await createStream(a, 'skip-sse');
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       get(
         `${a.httpUrl}/v1/orders/skip-sse/stream?after=1`,
@@ -159,8 +179,9 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => messages.push(...parser.push(chunk)));
     res.resume();
-    await waitFor(() => messages.some((m) => m.event === 'end'), 'end frame', 15_000);
+    await waitFor(() => reached(messages.flatMap(fromSse), last), 'the newest event', 15_000);
     expectSignalledDrops(messages.flatMap(fromSse), 1, last);
+    res.destroy();
 
     const metrics = await request(`${a.httpUrl}/metrics`, { headers: bearer() });
     const text = await metrics.body.text();
@@ -172,9 +193,9 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
     expect(Number(line?.split(' ').at(-1))).toBeGreaterThan(0);
   });
 
-  it('socket.io (conflate): skipped events between statuses, no silent gap, then end', async () => {
+  it('socket.io (conflate): skipped events between events, no silent gap, up to the newest', async () => {
     const a = (app = await start(OverflowPolicy.Conflate));
-    await a.createOrder('skip-ws');
+    await createStream(a, 'skip-ws');
     const slow = await RawOrdersClient.connect(a.httpUrl);
     try {
       expect(await slow.subscribe('skip-ws', 1)).toMatchObject({ ok: true, lastSeq: 1 });
@@ -182,8 +203,8 @@ describe('every drop is signalled: a slow consumer gets explicit skipped items',
       const last = await publishUntilOverflow(a, 'skip-ws', OverflowPolicy.Conflate);
       slow.resume();
       await waitFor(
-        () => slow.received.some((e) => e.event === 'end'),
-        'end after the newest status',
+        () => reached(slow.received.flatMap(fromSocket), last),
+        'the newest event',
         15_000,
       );
       expect(slow.received.filter((e) => e.event === 'skipped')[0]?.payload).toMatchObject({

@@ -37,13 +37,9 @@ describe('RedisOrderStore', () => {
     c.events$.subscribe((e) => notForC.push(e));
     const seen = firstValueFrom(b.events$.pipe(take(2), toArray()));
     const created = await publishStatus(a, { orderId: 'o1', status: OrderStatus.Created });
-    const paid = await publishStatus(a, {
-      orderId: 'o1',
-      status: OrderStatus.Paid,
-      paddingBytes: 4,
-    });
+    const paid = await publishStatus(a, { orderId: 'o1', status: OrderStatus.Paid });
     expect(created.seq).toBe(1);
-    expect(paid).toMatchObject({ seq: 2, status: OrderStatus.Paid, padding: 'xxxx' });
+    expect(paid).toMatchObject({ seq: 2, status: OrderStatus.Paid, previousStatus: 'created' });
     expect(await seen).toEqual([created, paid]);
     // c follows another order: o1's events never reach it (per-order channels).
     expect(notForC).toEqual([]);

@@ -25,15 +25,15 @@ export interface TestApp extends RunningApp {
   readonly httpsUrl: string;
   readonly grpcAddress: string;
   /** Publishes through the store, as the REST/gRPC publish APIs do. */
-  publish(orderId: string, status: OrderStatus, paddingBytes?: number): Promise<OrderStatusChanged>;
+  publish(orderId: string, status: OrderStatus): Promise<OrderStatusChanged>;
   /**
    * Publishes the order's next event without finishing it: the next status up to
    * `shipped`, then tracking updates. One event (one seq) per call, so a test can make
    * as many events as it needs, as the simulator's steady schedule does.
    */
-  progress(orderId: string, paddingBytes?: number): Promise<OrderEvent>;
+  progress(orderId: string): Promise<OrderEvent>;
   /** Publishes a tracking update (the order must be shipped or out for delivery). */
-  track(orderId: string, paddingBytes?: number): Promise<TrackingUpdated>;
+  track(orderId: string): Promise<TrackingUpdated>;
   /**
    * Creates an order and moves it through `steps` (after `created`): statuses, or
    * `'tracking'` for a tracking update (once the order is shipped).
@@ -74,11 +74,11 @@ export async function startTestApp(
   });
   const running = await startApp(config, opts.store ? { store: opts.store } : {});
   const store = running.app.get(OrderStore);
-  const publish = (orderId: string, status: OrderStatus, paddingBytes?: number) =>
-    publishStatus(store, { orderId, status, paddingBytes });
+  const publish = (orderId: string, status: OrderStatus) =>
+    publishStatus(store, { orderId, status });
   let tracked = 0;
-  const track = (orderId: string, paddingBytes?: number) =>
-    publishTracking(store, { orderId, ...testTracking(++tracked), paddingBytes });
+  const track = (orderId: string) =>
+    publishTracking(store, { orderId, ...testTracking(++tracked) });
   return {
     ...running,
     store,
@@ -87,10 +87,10 @@ export async function startTestApp(
     grpcAddress: `127.0.0.1:${running.ports.grpc}`,
     publish,
     track,
-    progress: async (orderId, paddingBytes) => {
+    progress: async (orderId) => {
       const status = (await store.getSnapshot(orderId))?.status;
-      if (status !== undefined && acceptsTracking(status)) return track(orderId, paddingBytes);
-      return publish(orderId, towardShipped(status), paddingBytes);
+      if (status !== undefined && acceptsTracking(status)) return track(orderId);
+      return publish(orderId, towardShipped(status));
     },
     createOrder: async (orderId, ...steps) => {
       const out: OrderEvent[] = [await publish(orderId, OrderStatus.Created)];

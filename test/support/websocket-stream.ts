@@ -73,11 +73,9 @@ export class WsStream {
     return this.frames.filter((f) => f.type === type).map((f) => f.data);
   }
 
-  /** The seqs of the status and tracking frames, in arrival order. */
-  seqs(): number[] {
-    return this.frames
-      .filter((f) => f.type === 'status' || f.type === 'tracking')
-      .map((f) => f.data.seq as number);
+  /** The seqs of the event frames (`types`: the order's by default), in arrival order. */
+  seqs(types: readonly string[] = ['status', 'tracking']): number[] {
+    return this.frames.filter((f) => types.includes(f.type)).map((f) => f.data.seq as number);
   }
 
   async until(

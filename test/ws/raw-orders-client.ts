@@ -1,5 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
 import type { OrderEvent } from '@app/order-domain';
+import { PAYLOAD_DOMAIN } from '@app/payload-domain';
 import {
   ORDERS_NAMESPACE,
   type SubscribeAck,
@@ -8,6 +9,12 @@ import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once } from '../support/wait-for';
 
 const NSP_PREFIX = `${ORDERS_NAMESPACE},`;
+/** The event names of the domains the service carries: the order's two, the payload's. */
+const EVENT_NAMES: readonly string[] = [
+  'status',
+  'tracking',
+  ...PAYLOAD_DOMAIN.kinds.map((k) => k.wireName),
+];
 
 /**
  * A socket.io client written against the wire protocol (engine.io v4 over a bare `ws`
@@ -19,7 +26,7 @@ const NSP_PREFIX = `${ORDERS_NAMESPACE},`;
  * socket.io `0` connect, `2` event, `3` ack, with `/orders,` and an ack id before the JSON.
  */
 export class RawOrdersClient {
-  /** Status changes and tracking updates received (one seq sequence), in order. */
+  /** Events received (status changes and tracking updates, or payloads), in order. */
   readonly events: OrderEvent[] = [];
   /** Every server event (`status`, `reset`, `skipped`, `end`), in arrival order. */
   readonly received: { readonly event: string; readonly payload: unknown }[] = [];
@@ -88,7 +95,7 @@ export class RawOrdersClient {
     } else if (ioType === '2') {
       const [event, payload] = body as [string, unknown];
       this.received.push({ event, payload });
-      if (event === 'status' || event === 'tracking') this.events.push(payload as OrderEvent);
+      if (EVENT_NAMES.includes(event)) this.events.push(payload as OrderEvent);
     }
   }
 }

@@ -132,7 +132,6 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
     await simulator.prepare({
       orders: config.simulator.orders,
       ratePerOrder: config.simulator.ratePerOrder,
-      paddingBytes: config.simulator.paddingBytes,
       longLivedOrders: config.simulator.longLivedOrders,
       speed: config.simulator.speed,
       lifecycle: true,

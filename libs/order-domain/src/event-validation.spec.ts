@@ -203,12 +203,11 @@ describe('PublishStatusDto reason', () => {
 });
 
 describe('PublishTrackingDto', () => {
-  it('accepts a location, an ETA and padding', () => {
+  it('accepts a location and an ETA', () => {
     expect(
       errorsOf(PublishTrackingDto, {
         location: { lat: 48.1, lon: 11.6 },
         etaMs: 1_800_000_000_000,
-        paddingBytes: 16,
       }),
     ).toEqual([]);
   });
@@ -221,7 +220,6 @@ describe('PublishTrackingDto', () => {
     [{ location: { lat: 0, lon: 0 } }, 'etaMs'],
     [{ location: { lat: 0, lon: 0 }, etaMs: 0 }, 'etaMs'],
     [{ location: { lat: 0, lon: 0 }, etaMs: 2.5 }, 'etaMs'],
-    [{ location: { lat: 0, lon: 0 }, etaMs: 1, paddingBytes: -1 }, 'paddingBytes'],
   ])('refuses %p', (body, field) => {
     expect(errorsOf(PublishTrackingDto, body).join('; ')).toContain(field);
   });

@@ -15,8 +15,6 @@ export interface OrderStatusChanged {
   readonly publishedAtUs: number;
   /** Why the order was cancelled (only on `cancelled`, and only when the publisher said). */
   readonly reason?: string;
-  /** Filler for payload-size experiments; absent when empty. */
-  readonly padding?: string;
   /**
    * Never set: it keeps a TrackingUpdated from type-checking as an OrderStatusChanged
    * (it has every required field of one), so code that handles only status changes
@@ -54,8 +52,6 @@ export interface TrackingUpdated extends Tracking {
   readonly seq: number;
   readonly status: OrderStatus;
   readonly publishedAtUs: number;
-  /** Filler for payload-size experiments; absent when empty. */
-  readonly padding?: string;
 }
 
 /** Every event an order's stream carries, in one seq sequence. */

@@ -32,8 +32,6 @@ export interface PublishCommand extends AppendOptions {
   readonly status: OrderStatus;
   /** Why the order is cancelled: only with `cancelled` (InvalidArgument otherwise). */
   readonly reason?: string;
-  /** Filler bytes copied into the event, for payload-size experiments. */
-  readonly paddingBytes?: number;
 }
 
 /** A tracking update to publish (see `publishTracking`). */
@@ -42,8 +40,6 @@ export interface TrackingCommand {
   readonly location: GeoPoint;
   /** Estimated time of arrival, epoch ms. */
   readonly etaMs: number;
-  /** Filler bytes copied into the event, for payload-size experiments. */
-  readonly paddingBytes?: number;
   /** As for a status change (`AppendOptions.idempotencyKey`). */
   readonly idempotencyKey?: string;
   /** As for a status change (`AppendOptions.traceContext`). */
@@ -149,16 +145,11 @@ export const ORDER_APPEND: DomainAppend<OrderEvent, OrderSnapshot> = {
 
 /** The draft of a status change (its reason checked) and the options of its append. */
 function statusAppend(cmd: PublishCommand): [EventDraft<OrderStatusChanged>, AppendOptions] {
-  const { orderId, status, paddingBytes, ownerId, idempotencyKey, traceContext } = cmd;
+  const { orderId, status, ownerId, idempotencyKey, traceContext } = cmd;
   if (!isOrderStatus(status)) throw unknownStatus();
   const reason = parseStatusReason(status, cmd.reason);
   return [
-    {
-      orderId,
-      status,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(paddingBytes ? { padding: paddingOf(paddingBytes) } : {}),
-    },
+    { orderId, status, ...(reason !== undefined ? { reason } : {}) },
     { ownerId, idempotencyKey, traceContext },
   ];
 }
@@ -166,10 +157,7 @@ function statusAppend(cmd: PublishCommand): [EventDraft<OrderStatusChanged>, App
 /** The draft of a tracking update (location and ETA checked). */
 function trackingDraft(cmd: TrackingCommand): EventDraft<TrackingUpdated> {
   const { location, etaMs } = parseTracking(cmd.location, cmd.etaMs);
-  const { orderId, paddingBytes } = cmd;
-  // A literal, then the optional field: a conditional spread costs a copy per publish.
-  if (!paddingBytes) return { orderId, location, etaMs };
-  return { orderId, location, etaMs, padding: paddingOf(paddingBytes) };
+  return { orderId: cmd.orderId, location, etaMs };
 }
 
 /** The options of a tracking update's append: it creates no order, so it has no owner. */
@@ -233,17 +221,4 @@ export function publishStatusSync(store: OrderAppender, cmd: PublishCommand): Or
 export function publishTrackingSync(store: OrderAppender, cmd: TrackingCommand): TrackingUpdated {
   const draft = trackingDraft(cmd);
   return appendSync(store, draft, TRACKING_RULE, trackingOptions(cmd)) as TrackingUpdated;
-}
-
-let lastPadding = '';
-
-/**
- * Filler strings are shared while their size stays the same (a simulator schedule uses
- * one size): every retained event (replay ring) would otherwise keep its own copy for
- * the collector to copy. Strings are immutable, so sharing is invisible to readers; one
- * cached size keeps the cache itself bounded.
- */
-function paddingOf(bytes: number): string {
-  if (lastPadding.length !== bytes) lastPadding = 'x'.repeat(bytes);
-  return lastPadding;
 }

@@ -44,7 +44,6 @@ export interface ProtoOrderStatusChanged {
   seq: number;
   status: number;
   publishedAtUs: number;
-  padding?: Buffer;
   /** 0 (UNSPECIFIED, or absent when encoding) on the first event only. */
   previousStatus?: number;
   /** '' or absent: no reason. */
@@ -61,7 +60,6 @@ export interface ProtoTrackingUpdated {
   seq: number;
   status: number;
   publishedAtUs: number;
-  padding?: Buffer;
   location: ProtoGeoPoint | null;
   etaMs: number;
 }
@@ -95,14 +93,13 @@ export function eventToProto(e: OrderStatusChanged): ProtoOrderStatusChanged {
     status: PROTO_STATUS[e.status],
     publishedAtUs: e.publishedAtUs,
   };
-  if (e.padding) msg.padding = Buffer.from(e.padding, 'latin1');
   if (e.previousStatus !== undefined) msg.previousStatus = PROTO_STATUS[e.previousStatus];
   if (e.reason !== undefined) msg.reason = e.reason;
   return msg;
 }
 
 export function trackingToProto(t: TrackingUpdated): ProtoTrackingUpdated {
-  const msg: ProtoTrackingUpdated = {
+  return {
     orderId: t.orderId,
     seq: t.seq,
     status: PROTO_STATUS[t.status],
@@ -110,8 +107,6 @@ export function trackingToProto(t: TrackingUpdated): ProtoTrackingUpdated {
     location: { lat: t.location.lat, lon: t.location.lon },
     etaMs: t.etaMs,
   };
-  if (t.padding) msg.padding = Buffer.from(t.padding, 'latin1');
-  return msg;
 }
 
 export function snapshotToProto(s: OrderSnapshot): ProtoOrderSnapshot {
@@ -149,7 +144,6 @@ export function streamItemToProto(item: StreamItem): ProtoSubscribeResponse {
 export function eventFromProto(m: ProtoOrderStatusChanged): OrderStatusChanged {
   const status = statusFromProto(m.status);
   if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
-  const padding = paddingFromProto(m.padding);
   const previousStatus = statusFromProto(m.previousStatus);
   return {
     orderId: m.orderId,
@@ -158,14 +152,12 @@ export function eventFromProto(m: ProtoOrderStatusChanged): OrderStatusChanged {
     ...(previousStatus !== undefined ? { previousStatus } : {}),
     publishedAtUs: Number(m.publishedAtUs),
     ...(m.reason ? { reason: m.reason } : {}),
-    ...(padding ? { padding } : {}),
   };
 }
 
 export function trackingFromProto(m: ProtoTrackingUpdated): TrackingUpdated {
   const status = statusFromProto(m.status);
   if (status === undefined) throw new TypeError(`unknown proto status ${String(m.status)}`);
-  const padding = paddingFromProto(m.padding);
   return {
     orderId: m.orderId,
     seq: Number(m.seq),
@@ -173,7 +165,6 @@ export function trackingFromProto(m: ProtoTrackingUpdated): TrackingUpdated {
     publishedAtUs: Number(m.publishedAtUs),
     location: geoPointFromProto(m.location),
     etaMs: Number(m.etaMs),
-    ...(padding ? { padding } : {}),
   };
 }
 
@@ -192,10 +183,6 @@ export function snapshotFromProto(m: ProtoOrderSnapshot): OrderSnapshot {
     // proto3 strings default to '': empty means no owner kept.
     ...(m.ownerId ? { ownerId: m.ownerId } : {}),
   };
-}
-
-function paddingFromProto(padding: Buffer | undefined): string | undefined {
-  return padding && padding.length > 0 ? padding.toString('latin1') : undefined;
 }
 
 /** A missing location reads as 0,0 (proto3 default), as proto-loader presents it. */

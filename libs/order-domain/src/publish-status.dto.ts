@@ -1,6 +1,6 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { OrderStatus, ORDER_STATUSES } from './order-status';
-import { CANCEL_REASON_MAX_LENGTH, CANCEL_REASON_PATTERN, MAX_PADDING_BYTES } from './validation';
+import { CANCEL_REASON_MAX_LENGTH, CANCEL_REASON_PATTERN } from './validation';
 import { OWNER_ID_PATTERN } from '@app/contracts/validation';
 
 const REASON_MESSAGE = `reason must be 1-${CANCEL_REASON_MAX_LENGTH} printable characters`;
@@ -9,12 +9,6 @@ const REASON_MESSAGE = `reason must be 1-${CANCEL_REASON_MAX_LENGTH} printable c
 export class PublishStatusDto {
   @IsIn(ORDER_STATUSES, { message: `status must be one of: ${ORDER_STATUSES.join(', ')}` })
   status!: OrderStatus;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PADDING_BYTES)
-  paddingBytes?: number;
 
   /**
    * Owner of a new order (default: the caller's token subject); ignored for an order that

@@ -1,6 +1,6 @@
-import { IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { IsInt, Max, Min, ValidateBy } from 'class-validator';
 import type { GeoPoint } from './order-events';
-import { MAX_ETA_MS, MAX_PADDING_BYTES } from './validation';
+import { MAX_ETA_MS } from './validation';
 
 const LOCATION_MESSAGE = 'location must be { lat: -90..90, lon: -180..180 } in degrees';
 const ETA_MESSAGE = `etaMs must be an integer epoch ms from 1 to ${MAX_ETA_MS}`;
@@ -37,10 +37,4 @@ export class PublishTrackingDto {
   @Min(1, { message: ETA_MESSAGE })
   @Max(MAX_ETA_MS, { message: ETA_MESSAGE })
   etaMs!: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PADDING_BYTES)
-  paddingBytes?: number;
 }

@@ -2,9 +2,6 @@ import { ErrorCode, GatewayError } from '@app/contracts/gateway-error';
 import type { GeoPoint, Tracking } from './order-events';
 import { OrderStatus } from './order-status';
 
-/** Largest padding a publish may ask for (payload-size experiments, not bulk data). */
-export const MAX_PADDING_BYTES = 64 * 1024;
-
 /** Longest cancellation reason, in UTF-16 code units: a sentence, not a document. */
 export const CANCEL_REASON_MAX_LENGTH = 200;
 

@@ -62,17 +62,6 @@ describe('InMemoryOrderStore', () => {
     small.close();
   });
 
-  it('adds padding only when asked', () => {
-    const plain = publishStatusSync(store, { orderId: 'a', status: OrderStatus.Created });
-    const padded = publishStatusSync(store, {
-      orderId: 'a',
-      status: OrderStatus.Paid,
-      paddingBytes: 10,
-    });
-    expect(plain).not.toHaveProperty('padding');
-    expect(padded.padding).toHaveLength(10);
-  });
-
   it('NotFound for a first event that is not created, and nothing is published', async () => {
     const err: unknown = await publishStatus(store, {
       orderId: 'x',

@@ -105,7 +105,7 @@ export function adminAnswer(
     const events =
       body.payloadBytes !== undefined
         ? { domain: 'payload' as const, bytes: Number(body.payloadBytes) }
-        : { domain: 'order' as const, bytes: Number(body.paddingBytes ?? 0) };
+        : { domain: 'order' as const };
     log.prepare(
       Number(body.orders),
       Number(body.ratePerOrder),

@@ -174,7 +174,6 @@ function grpcServer(): grpc.Server {
       seq: e.seq,
       status: PROTO_STATUS[e.status] ?? 0,
       publishedAtUs: e.publishedAtUs,
-      padding: Buffer.from(e.padding ?? ''),
     };
     if (isTracking(e)) return { tracking: { ...common, location: e.location, etaMs: e.etaMs } };
     const previous = e.previousStatus;

@@ -9,12 +9,11 @@ import type { StreamDomain } from '../../../libs/contracts/src';
 import type { OrderEvent, OrderSnapshot } from '../../../libs/order-domain/src';
 import { PAYLOAD_DOMAIN, publishPayload } from '../../../libs/payload-domain/src';
 import { nameOf } from './bare-api';
-import { PADDING_FOR_117_BYTES, PAYLOAD_AS_LARGE_AS_TRACKING } from '../scenarios/steady';
 import { bareSteadyTracking, isTracking, OrderLog, type BareSchedule } from './order-log';
 
 /** The payload domain as the service's store takes it (its types are still the order's). */
 const PAYLOAD = PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>;
-const ORDER_EVENTS: BareSchedule = { domain: 'order', bytes: 0 };
+const ORDER_EVENTS: BareSchedule = { domain: 'order' };
 
 describe('bare order log', () => {
   it('makes the same tracking values as the service simulator, so both put the same bytes on the wire', () => {
@@ -63,19 +62,6 @@ describe('bare order log', () => {
     expect(nameOf(first)).toBe(PAYLOAD_DOMAIN.kinds[0].wireName);
   });
 
-  it('sizes the default payload event as the padded tracking update it replaced', () => {
-    const size = (events: BareSchedule): number => {
-      const log = new OrderLog();
-      log.prepare(1, 10, events, 'lt1');
-      const e =
-        events.domain === 'order' ? log.track('lt1-1', 5, Date.now()) : log.payload('lt1-1');
-      return JSON.stringify({ ...e, seq: 3 }).length;
-    };
-    expect(size({ domain: 'payload', bytes: PAYLOAD_AS_LARGE_AS_TRACKING.json })).toBe(
-      size({ domain: 'order', bytes: PADDING_FOR_117_BYTES }),
-    );
-  });
-
   describe('pacing', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
@@ -101,7 +87,12 @@ describe('bare order log', () => {
       }
       store.events$.subscribe((e) => simIds.push(e.orderId));
       const log = new OrderLog();
-      log.prepare(orders, ratePerOrder, payloads ? { domain, bytes: 8 } : ORDER_EVENTS, 'lt');
+      log.prepare(
+        orders,
+        ratePerOrder,
+        payloads ? { domain: 'payload', bytes: 8 } : ORDER_EVENTS,
+        'lt',
+      );
       const logIds: string[] = [];
       for (let i = 1; i <= orders; i++) log.listen(`lt-${i}`, (e) => logIds.push(e.orderId));
       sim.start();

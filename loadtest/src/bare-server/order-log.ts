@@ -11,7 +11,6 @@ export interface BareStatusEvent {
   readonly status: string;
   readonly previousStatus?: string;
   readonly publishedAtUs: number;
-  readonly padding?: string;
 }
 
 export interface BareTrackingEvent {
@@ -21,7 +20,6 @@ export interface BareTrackingEvent {
   readonly publishedAtUs: number;
   readonly location: { readonly lat: number; readonly lon: number };
   readonly etaMs: number;
-  readonly padding?: string;
 }
 
 /** Both order event kinds, with the same fields in the same order as the service writes them. */
@@ -46,12 +44,9 @@ export function isTracking(e: BareEvent): e is BareTrackingEvent {
   return (e as Partial<BareTrackingEvent>).location !== undefined;
 }
 
-/** A steady schedule's events: padded order events, or the payload domain's. */
-export interface BareSchedule {
-  readonly domain: 'order' | 'payload';
-  /** Filler per order event, payload per payload event. */
-  readonly bytes: number;
-}
+/** A steady schedule's events: order events, or the payload domain's of `bytes` each. */
+export type BareSchedule =
+  { readonly domain: 'order' } | { readonly domain: 'payload'; readonly bytes: number };
 
 export const RING_SIZE = 256;
 
@@ -112,7 +107,6 @@ export class OrderLog {
       status,
       ...(previous !== undefined ? { previousStatus: previous } : {}),
       publishedAtUs: this.nowUs(),
-      ...(this.schedule.filler ? { padding: this.schedule.filler } : {}),
     });
   }
 
@@ -136,7 +130,6 @@ export class OrderLog {
       status: statusOf(order.events[order.events.length - 1]) ?? 'shipped',
       publishedAtUs: this.nowUs(),
       ...bareSteadyTracking(step, nowMs),
-      ...(this.schedule.filler ? { padding: this.schedule.filler } : {}),
     });
   }
 
@@ -175,7 +168,7 @@ export class OrderLog {
       ids: Array.from({ length: orders }, (_, i) => `${prefix}-${i + 1}`),
       ratePerOrder,
       domain: events.domain,
-      filler: 'x'.repeat(events.bytes),
+      filler: events.domain === 'payload' ? 'x'.repeat(events.bytes) : '',
     };
     // As the service's steady schedules: a payload stream starts with its first payload;
     // an order is created and shipped now, its tracking updates come later.

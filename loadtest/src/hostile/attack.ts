@@ -6,7 +6,7 @@ import type { ServiceEndpoints } from '../service/launcher';
 export interface AttackTarget {
   readonly service: ServiceEndpoints;
   readonly token: string | undefined;
-  /** The order stalled readers follow (published with large padding). */
+  /** The stream stalled readers follow (large payloads of the payload domain). */
   readonly paddedOrderId: string;
   /** An order that exists, for floods and storms. */
   readonly orderId: string;

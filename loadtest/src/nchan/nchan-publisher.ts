@@ -57,7 +57,7 @@ export class NchanPublisher implements ServiceControl {
       JSON.stringify(
         payloads
           ? { orderId, seq, publishedAtUs, payload: filler }
-          : { orderId, seq, status, publishedAtUs, ...(filler ? { padding: filler } : {}) },
+          : { orderId, seq, status, publishedAtUs },
       ),
     );
   }
@@ -78,7 +78,8 @@ export class NchanPublisher implements ServiceControl {
     this.schedule = {
       ratePerOrder: s.ratePerOrder,
       payloads: s.domain === 'payload',
-      filler: 'x'.repeat(s.payloadBytes ?? 0),
+      // Only payload events carry filler: the order contract has none.
+      filler: s.domain === 'payload' ? 'x'.repeat(s.payloadBytes ?? 0) : '',
     };
     const prefix = s.prefix ?? ORDER_PREFIX;
     const ids = Array.from({ length: s.orders }, (_, i) => `${prefix}-${i + 1}`);

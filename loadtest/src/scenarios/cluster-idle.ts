@@ -7,6 +7,7 @@ import { distribution } from '../stats/distribution';
 import { plainSettings, serviceUsage, untrackedEvents, type RunResult } from './result';
 import type { RunContext } from './run-options';
 import type { ScenarioOptions } from './scenario';
+import { PAYLOAD_AS_LARGE_AS_PLAIN_TRACKING } from './steady';
 
 /** Orders published through app1 while app2 has no subscriber at all. */
 export const IDLE_INSTANCE_ORDERS = [1_000, 10_000, 100_000] as const;
@@ -17,8 +18,9 @@ export const IDLE_INSTANCE_RATE = 10_000;
 
 /**
  * Scale-out adds capacity only if an instance receives what its own subscribers need.
- * app1's simulator publishes N orders through Redis at IDLE_INSTANCE_RATE events/s in
- * total; app2 has no subscriber. Measured: app2's CPU and RSS (start and end of the
+ * app1's simulator publishes N streams through Redis at IDLE_INSTANCE_RATE events/s in
+ * total (payload events as large as the unpadded tracking updates this phase published
+ * in the order domain); app2 has no subscriber. Measured: app2's CPU and RSS (start and end of the
  * window), the events its bus ingested (must stay 0: per-order routing), and app1's and
  * Redis's CPU, whose cost per publish is the price of the shared store.
  */
@@ -44,7 +46,13 @@ export async function idleInstancePhase(
   for (const orders of steps) {
     if (ctx.aborted()) break;
     await publisher.prepare(
-      { orders, ratePerOrder: rate / orders, prefix: `idle${orders}` },
+      {
+        orders,
+        ratePerOrder: rate / orders,
+        prefix: `idle${orders}`,
+        domain: 'payload',
+        payloadBytes: idlePayloadBytes(o),
+      },
       PREPARE_TIMEOUT_MS,
     );
     const ingestedBefore = await ingested(idle);
@@ -103,6 +111,11 @@ function mb(bytes: number): number {
   return Math.round((bytes / 1_048_576) * 10) / 10;
 }
 
+/** The phase's event size: as large as the unpadded tracking updates it once published. */
+function idlePayloadBytes(o: ScenarioOptions): number {
+  return o.payloadBytes ?? PAYLOAD_AS_LARGE_AS_PLAIN_TRACKING;
+}
+
 /** A table row: app2 is the run's "service"; no subscriber, so no latency or events. */
 function row(
   orders: number,
@@ -119,7 +132,11 @@ function row(
     variant: `idle-instance ${orders} orders`,
     transport: o.transports[0],
     server: 'nest',
-    settings: plainSettings({ subscribers: 0, ratePerOrder: rate / orders, durationS }),
+    settings: {
+      ...plainSettings({ subscribers: 0, ratePerOrder: rate / orders, durationS }),
+      payloadBytes: idlePayloadBytes(o),
+      env: { STREAM_DOMAIN: 'payload' },
+    },
     ok,
     ...(ok ? {} : { error: 'the idle instance ingested events of orders it does not serve' }),
     durationS,

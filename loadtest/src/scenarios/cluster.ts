@@ -15,7 +15,7 @@ import type { RunResult } from './result';
 import { runAgainst, waitFor, type RunHooks } from './run-transport';
 import type { RunContext, SubscriberEndpoint, TransportRun } from './run-options';
 import { anyTransport, type Scenario, type ScenarioOptions } from './scenario';
-import { PADDING_FOR_117_BYTES } from './steady';
+import { defaultPayloadBytes } from './steady';
 
 /** The repository root: the stack runs its dist/ build and renders its nginx template. */
 export const REPO_ROOT = resolve(__dirname, '../../..');
@@ -35,6 +35,9 @@ export const CLUSTER_STACK_ENV: Readonly<Record<string, string>> = {
   // Every subscriber uses the one demo token (one principal): lift the per-principal cap,
   // as the launcher does for a single service.
   LIMIT_CONNECTIONS_PER_PRINCIPAL: '0',
+  // The load test's own event (libs/payload-domain): its size is a setting of the run,
+  // not a field of the public order contract.
+  STREAM_DOMAIN: 'payload',
 };
 
 /** Why the cluster cannot run on this host (a missing binary or build), or undefined. */
@@ -57,8 +60,9 @@ export function clusterUnavailable(root = REPO_ROOT): string | undefined {
 
 /**
  * Both instances of the stack serve the one Redis data set, so events published on app1
- * (its simulator) reach subscribers on app2 through Redis pub/sub. Two ways to spread the
- * subscribers, one run each:
+ * (its simulator) reach subscribers on app2 through Redis pub/sub; the events are the
+ * load test's own (the payload domain), as large as the steady runs'. Two ways to spread
+ * the subscribers, one run each:
  * - `nginx`: every subscriber through the stack's nginx (the deployment's path: TLS gRPC,
  *   HTTP/1.1 and HTTP/2); nginx picks the instance. Round robin for HTTP and gRPC, but
  *   socket.io's upstream is `ip_hash`, so on loopback (one client address) every ws
@@ -166,7 +170,8 @@ async function runOnStack(
         subscribers,
         ratePerOrder: o.rate ?? 10,
         durationS: o.durationS ?? (o.tiny ? 1 : 5),
-        payloadBytes: o.payloadBytes ?? PADDING_FOR_117_BYTES,
+        payloadBytes: o.payloadBytes ?? defaultPayloadBytes(transport),
+        env: { STREAM_DOMAIN: CLUSTER_STACK_ENV.STREAM_DOMAIN },
         grpcSharedChannel: o.grpcSharedChannel,
         endpoints,
       };

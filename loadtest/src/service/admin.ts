@@ -46,17 +46,15 @@ export class AdminClient implements ServiceControl {
    */
   async prepare(s: SimulatorSchedule, timeoutMs = ADMIN_TIMEOUT_MS): Promise<SimulatorStatus> {
     const { domain = 'order', payloadBytes = 0, ...schedule } = s;
-    // The payload domain's schedule is steady only; the order domain's pads its updates.
+    if (domain === 'order' && payloadBytes > 0) {
+      // Event sizes are the payload domain's: the order contract has no filler.
+      throw new TypeError(`a payload of ${payloadBytes} bytes needs the payload domain`);
+    }
+    // The payload domain's schedule is steady only; the order domain's sends tracking updates.
     const body =
       domain === 'payload'
         ? { prefix: ORDER_PREFIX, ...schedule, payloadBytes, autoStart: false }
-        : {
-            prefix: ORDER_PREFIX,
-            ...schedule,
-            paddingBytes: payloadBytes,
-            lifecycle: false,
-            autoStart: false,
-          };
+        : { prefix: ORDER_PREFIX, ...schedule, lifecycle: false, autoStart: false };
     this.snapshotRoute = domain === 'payload' ? '/v1/streams' : '/v1/orders';
     const text = await this.call('PUT', '/v1/admin/simulator', body, timeoutMs);
     return JSON.parse(text) as SimulatorStatus;

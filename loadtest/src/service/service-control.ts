@@ -6,10 +6,7 @@ export type RunDomain = 'order' | 'payload';
 export interface SimulatorSchedule {
   readonly orders: number;
   readonly ratePerOrder: number;
-  /**
-   * Bytes per event: the payload domain's payload, or in the order domain the filler of
-   * each tracking update. @default 0
-   */
+  /** The payload domain's bytes per event (the order domain has no filler). @default 0 */
   readonly payloadBytes?: number;
   /** The server's stream domain (its STREAM_DOMAIN; a bare server follows it). @default 'order' */
   readonly domain?: RunDomain;

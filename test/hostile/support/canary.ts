@@ -1,4 +1,5 @@
 import type { EventSource } from 'eventsource';
+import { PAYLOAD_DOMAIN } from '@app/payload-domain';
 import { authorizedEventSource } from '../../support/event-source';
 import { waitFor } from '../../support/wait-for';
 
@@ -13,8 +14,9 @@ export class Canary {
 
   constructor(httpUrl: string, orderId: string) {
     this.es = authorizedEventSource(`${httpUrl}/v1/orders/${orderId}/stream?after=0`);
-    // Status changes and tracking updates share the order's seqs.
-    for (const name of ['status', 'tracking']) {
+    // Status changes and tracking updates share the order's seqs; a payload stream (the
+    // load test's domain, for big events) has its one kind.
+    for (const name of ['status', 'tracking', ...PAYLOAD_DOMAIN.kinds.map((k) => k.wireName)]) {
       this.es.addEventListener(name, (e) => {
         this.seqs.push((JSON.parse(e.data) as { seq: number }).seq);
       });

@@ -29,7 +29,10 @@ export interface HostileService {
   readonly stderr: string[];
   /** Throws, naming the exit code and the end of stderr, if the process is gone. */
   assertAlive(): void;
-  /** Publishes `count` events for `orderId` (`created` first if `create`), returns the last seq. */
+  /**
+   * Publishes `count` events for `orderId`, returns the last seq: order events (`created`
+   * first if `create`), or payloads of `bytes` when the service runs STREAM_DOMAIN=payload.
+   */
   publish(orderId: string, count: number, opts?: PublishOptions): Promise<number>;
   /** SIGTERM, then resolves with the exit code and how long the process took to go. */
   sigterm(): Promise<{ readonly code: number | string; readonly tookMs: number }>;
@@ -38,9 +41,10 @@ export interface HostileService {
 }
 
 export interface PublishOptions {
-  /** Publish `created` first (the order does not exist yet). */
+  /** Publish `created` first (the order does not exist yet; a payload stream needs none). */
   readonly create?: boolean;
-  readonly paddingBytes?: number;
+  /** The payload of each event, on a service in the payload domain. @default 0 */
+  readonly bytes?: number;
 }
 
 export async function startHostileService(env: Record<string, string>): Promise<HostileService> {
@@ -62,21 +66,27 @@ export async function startHostileService(env: Record<string, string>): Promise<
   };
 
   const shipped = new Set<string>();
-  /** A status change (`status`) or, with `'tracking'`, a tracking update. */
+  const payloads = env.STREAM_DOMAIN === 'payload';
+  /** A status change (`status`), with `'tracking'` a tracking update, or a payload. */
   const publishOne = async (
     orderId: string,
-    status: OrderStatus | 'tracking',
-    paddingBytes?: number,
+    status: OrderStatus | 'tracking' | 'payload',
+    bytes = 0,
   ) => {
-    const fields =
-      status === 'tracking'
-        ? { location: { lat: 52.5, lon: 13.4 }, etaMs: 1_900_000_000_000 }
-        : { status };
+    const [route, fields] =
+      status === 'payload'
+        ? [`/v1/streams/${orderId}/payload`, { bytes }]
+        : status === 'tracking'
+          ? [
+              `/v1/orders/${orderId}/tracking`,
+              { location: { lat: 52.5, lon: 13.4 }, etaMs: 1_900_000_000_000 },
+            ]
+          : [`/v1/orders/${orderId}/status`, { status }];
     const res = await pool.request({
       method: 'POST',
-      path: `/v1/orders/${orderId}/${status === 'tracking' ? 'tracking' : 'status'}`,
+      path: route,
       headers: { ...bearer(), 'content-type': 'application/json' },
-      body: JSON.stringify({ ...fields, ...(paddingBytes ? { paddingBytes } : {}) }),
+      body: JSON.stringify(fields),
     });
     const body = (await res.body.json()) as { seq?: number };
     if (res.statusCode !== 201 || body.seq === undefined) {
@@ -103,21 +113,23 @@ export async function startHostileService(env: Record<string, string>): Promise<
     publish: async (orderId, count, opts = {}) => {
       let last = 0;
       let left = count;
-      if (opts.create) {
-        last = await publishOne(orderId, OrderStatus.Created, opts.paddingBytes);
+      // A payload stream takes any number of payloads, its first creates it. An order: a
+      // status may not repeat, tracking updates may: the order ships once, then a stream
+      // of tracking updates makes one busy order.
+      if (!payloads && opts.create) {
+        last = await publishOne(orderId, OrderStatus.Created);
         left -= 1;
       }
-      // A status may not repeat, tracking updates may: the order ships once, then a
-      // stream of tracking updates makes one busy order.
-      if (left > 0 && !shipped.has(orderId)) {
+      if (!payloads && left > 0 && !shipped.has(orderId)) {
         shipped.add(orderId);
-        last = await publishOne(orderId, OrderStatus.Shipped, opts.paddingBytes);
+        last = await publishOne(orderId, OrderStatus.Shipped);
         left -= 1;
       }
       const worker = async () => {
         while (left > 0) {
           left -= 1;
-          last = Math.max(last, await publishOne(orderId, 'tracking', opts.paddingBytes));
+          const event = payloads ? 'payload' : 'tracking';
+          last = Math.max(last, await publishOne(orderId, event, opts.bytes));
         }
       };
       await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, worker));

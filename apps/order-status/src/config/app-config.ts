@@ -74,7 +74,6 @@ export interface AppConfig {
     readonly enabled: boolean;
     readonly orders: number;
     readonly ratePerOrder: number;
-    readonly paddingBytes: number;
     readonly longLivedOrders: number;
     readonly speed: number;
   };
@@ -349,7 +348,6 @@ function readConfig(r: EnvReader): AppConfig {
         1_000,
         'tracking updates per second per order while it is shipped or out for delivery (each order moves through its statuses after its own dwell times, 2-30 s each; every tenth is cancelled, with a reason)',
       ),
-      paddingBytes: r.int('SIMULATOR_PADDING_BYTES', 0, 0, 65_536, 'filler per event'),
       longLivedOrders: r.int(
         'SIMULATOR_LONG_LIVED_ORDERS',
         DEFAULT_SIMULATOR_LONG_LIVED_ORDERS,

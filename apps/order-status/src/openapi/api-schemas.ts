@@ -12,7 +12,6 @@ import {
 import {
   CANCEL_REASON_MAX_LENGTH,
   MAX_ETA_MS,
-  MAX_PADDING_BYTES,
   ORDER_STATUSES,
   OrderStatus,
   type GeoPoint as GeoPointShape,
@@ -73,14 +72,6 @@ export class OrderStatusChanged implements OrderStatusChangedShape {
     description: 'Why the order was cancelled (only on `cancelled`, when the publisher said).',
   })
   readonly reason?: string;
-
-  @ApiPropertyOptional({
-    type: String,
-    maxLength: MAX_PADDING_BYTES,
-    description:
-      'Filler for payload-size experiments (`paddingBytes` of the publish); absent when empty.',
-  })
-  readonly padding?: string;
 }
 
 export class GeoPoint implements GeoPointShape {
@@ -140,13 +131,6 @@ export class TrackingUpdated implements TrackingUpdatedShape {
 
   @ApiProperty(ETA_MS)
   readonly etaMs!: number;
-
-  @ApiPropertyOptional({
-    type: String,
-    maxLength: MAX_PADDING_BYTES,
-    description: 'Filler for payload-size experiments; absent when empty.',
-  })
-  readonly padding?: string;
 }
 
 export class OrderSnapshot implements OrderSnapshotShape {
@@ -233,14 +217,6 @@ export class PublishStatusBody implements Required<PublishStatusDto> {
   readonly status!: OrderStatus;
 
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_PADDING_BYTES,
-    description: 'Filler bytes added to the event (payload-size experiments).',
-  })
-  readonly paddingBytes!: number;
-
-  @ApiPropertyOptional({
     type: String,
     pattern: OWNER_ID_PATTERN.source,
     description:
@@ -266,12 +242,4 @@ export class PublishTrackingBody implements Required<PublishTrackingDto> {
 
   @ApiProperty(ETA_MS)
   readonly etaMs!: number;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_PADDING_BYTES,
-    description: 'Filler bytes added to the event (payload-size experiments).',
-  })
-  readonly paddingBytes!: number;
 }

@@ -6,7 +6,7 @@ import {
   type ApiPropertyOptions,
 } from '@nestjs/swagger';
 import { ORDER_ID_MAX_LENGTH, ORDER_ID_PATTERN } from '@app/contracts';
-import { MAX_PADDING_BYTES, type EventName, type NamedEvent } from '@app/order-domain';
+import type { EventName, NamedEvent } from '@app/order-domain';
 import type {
   SimulatorSchedule as SimulatorScheduleShape,
   SimulatorState,
@@ -114,9 +114,6 @@ export class SimulatorScheduleBody implements Required<SimulatorScheduleDto> {
   })
   readonly ratePerOrder!: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_PADDING_BYTES })
-  readonly paddingBytes!: number;
-
   @ApiPropertyOptional({
     type: Boolean,
     description:
@@ -159,8 +156,6 @@ class SimulatorSchedule implements SimulatorScheduleShape {
   readonly orders!: number;
   @ApiProperty({ type: Number })
   readonly ratePerOrder!: number;
-  @ApiPropertyOptional({ type: 'integer' })
-  readonly paddingBytes?: number;
   @ApiPropertyOptional({ type: Boolean })
   readonly lifecycle?: boolean;
   @ApiPropertyOptional({ type: String })

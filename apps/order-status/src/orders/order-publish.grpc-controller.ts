@@ -5,7 +5,6 @@ import { authorizeWrite, type Principal } from '@app/auth';
 import { ErrorCode, GatewayError, OWNER_ID_PATTERN, parseOrderId } from '@app/contracts';
 import {
   eventToProto,
-  MAX_PADDING_BYTES,
   parseTracking,
   statusFromProto,
   trackingToProto,
@@ -31,7 +30,6 @@ import { OrderPublisher, type PublishCaller } from './order-publisher';
 interface UpdateStatusRequest {
   readonly orderId: unknown;
   readonly status: unknown;
-  readonly paddingBytes: unknown;
   /** '' (proto3 default) when not given: the caller owns a new order. */
   readonly ownerId?: unknown;
   /** Idempotency key; '' (proto3 default) when not given. */
@@ -45,7 +43,6 @@ interface UpdateTrackingRequest {
   /** GeoPoint; null when the caller left it out (a message field has no proto3 default). */
   readonly location: unknown;
   readonly etaMs: unknown;
-  readonly paddingBytes: unknown;
   readonly requestId?: unknown;
 }
 
@@ -90,7 +87,6 @@ export class OrderPublishGrpcController {
           'status must be a known OrderStatus other than ORDER_STATUS_UNSPECIFIED',
         );
       }
-      const paddingBytes = parsePaddingBytes(req.paddingBytes);
       const ownerId = parseOwnerId(req.ownerId);
       // proto3 strings default to '': empty means "no reason" (the store checks the rest).
       const reason = req.reason === '' || req.reason === undefined ? undefined : req.reason;
@@ -100,7 +96,6 @@ export class OrderPublishGrpcController {
           orderId,
           status,
           ...(reason !== undefined ? { reason: reason as string } : {}),
-          paddingBytes,
           ...(ownerId !== undefined ? { ownerId } : {}),
         },
       );
@@ -121,15 +116,9 @@ export class OrderPublishGrpcController {
       authorizeWrite(principal);
       const orderId = parseOrderId(req.orderId);
       const { location, etaMs } = parseTracking(req.location, req.etaMs);
-      const paddingBytes = parsePaddingBytes(req.paddingBytes);
       const tracking = await this.publisher.publishTracking(
         callerOf(principal, req.requestId, metadata),
-        {
-          orderId,
-          location,
-          etaMs,
-          paddingBytes,
-        },
+        { orderId, location, etaMs },
       );
       return { tracking: trackingToProto(tracking), replayed: isReplay(tracking) };
     });
@@ -149,16 +138,5 @@ function parseOwnerId(value: unknown): string | undefined {
   throw new GatewayError(
     ErrorCode.InvalidArgument,
     `owner_id must match ${OWNER_ID_PATTERN.source}`,
-  );
-}
-
-function parsePaddingBytes(value: unknown): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) {
-    if (value <= MAX_PADDING_BYTES) return value;
-  }
-  throw new GatewayError(
-    ErrorCode.InvalidArgument,
-    `padding_bytes must be an integer from 0 to ${MAX_PADDING_BYTES}`,
   );
 }

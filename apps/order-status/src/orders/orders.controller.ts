@@ -87,7 +87,6 @@ export class OrdersController {
         orderId,
         status: body.status,
         ...(body.reason !== undefined ? { reason: body.reason } : {}),
-        paddingBytes: body.paddingBytes,
         ...(body.ownerId !== undefined ? { ownerId: body.ownerId } : {}),
       },
     );

@@ -1,5 +1,4 @@
 import { IsBoolean, IsInt, IsNumber, IsOptional, Matches, Max, Min } from 'class-validator';
-import { MAX_PADDING_BYTES } from '@app/order-domain';
 
 /** Body of `PUT /v1/admin/simulator`: the schedule the load test (or a person) wants. */
 export class SimulatorScheduleDto {
@@ -16,12 +15,6 @@ export class SimulatorScheduleDto {
   @Min(0.001)
   @Max(1_000)
   ratePerOrder!: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PADDING_BYTES)
-  paddingBytes?: number;
 
   /**
    * true (default): the demo's life cycle (dwell times per status, some cancellations);

@@ -60,12 +60,7 @@ export class TrackingController {
   ): Promise<TrackingUpdated> {
     const event = await this.publisher.publishTracking(
       { principal, rawKey: rawIdempotencyKey, keyField: 'Idempotency-Key', origin },
-      {
-        orderId,
-        location: body.location,
-        etaMs: body.etaMs,
-        paddingBytes: body.paddingBytes,
-      },
+      { orderId, location: body.location, etaMs: body.etaMs },
     );
     return answerPublish(reply, event);
   }

@@ -34,8 +34,6 @@ export interface SimulatorSchedule {
    * each status's dwell time).
    */
   readonly ratePerOrder: number;
-  /** Filler bytes per event. @default 0 */
-  readonly paddingBytes?: number;
   /**
    * true: a believable life cycle per order: `created`, `paid`, `packed`, `shipped`,
    * `out_for_delivery`, `delivered`, each status held for its own dwell time, tracking
@@ -146,7 +144,6 @@ export class OrderSimulator extends SimulatorClock {
   async prepare(schedule: SimulatorSchedule): Promise<SimulatorStatus> {
     this.stop();
     const s: Required<SimulatorSchedule> = {
-      paddingBytes: 0,
       lifecycle: true,
       prefix: 'order',
       durationMs: 0,
@@ -314,7 +311,6 @@ export class OrderSimulator extends SimulatorClock {
     const cmd: PublishCommand = {
       orderId: order.id,
       status,
-      paddingBytes: this.schedule?.paddingBytes ?? 0,
       ...(reason !== undefined ? { reason } : {}),
     };
     try {
@@ -336,7 +332,6 @@ export class OrderSimulator extends SimulatorClock {
       publishStatus(this.store, {
         orderId: order.id,
         status,
-        paddingBytes: this.schedule?.paddingBytes ?? 0,
         ...(ownerId !== undefined ? { ownerId } : {}),
         ...(reason !== undefined ? { reason } : {}),
       }),
@@ -351,7 +346,6 @@ export class OrderSimulator extends SimulatorClock {
       orderId: order.id,
       location: tracking.location,
       etaMs: tracking.etaMs,
-      paddingBytes: this.schedule?.paddingBytes ?? 0,
     };
     if (this.store.appendSync === undefined) {
       void this.counted(() => publishTracking(this.store, cmd));

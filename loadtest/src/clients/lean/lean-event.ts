@@ -3,7 +3,7 @@ import type { WireEvent } from '../wire-types';
 /**
  * Reads the three fields the load test measures (orderId, seq, publishedAtUs) out of one
  * event's JSON without building the whole object: at thousands of events a second the
- * generator's JSON.parse of every field (padding included) used to be the generator's
+ * generator's JSON.parse of every field (payload included) used to be the generator's
  * largest cost, and a saturated generator puts its own loop delay into the latency it
  * measures. The service is still not trusted: a missing or malformed field throws, as
  * the full parse did, and the caller counts it as a malformed frame.

@@ -31,7 +31,8 @@ const event = (seq: number): StreamItem => ({
     seq,
     status: OrderStatus.Paid,
     publishedAtUs: 1_764_470_000_000_000 + seq,
-    padding: 'x'.repeat(seq * 50),
+    // Events of different sizes (a long reason is as good a filler as any string).
+    reason: 'x'.repeat(seq * 50),
   },
 });
 const skipped: StreamItem = {

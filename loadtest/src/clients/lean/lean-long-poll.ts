@@ -30,7 +30,7 @@ const COMMA = 44;
 /**
  * Where the string opened by the quote at `start` ends (the index of its closing quote).
  * Strings are skipped whole so that braces or brackets inside them (a cancellation
- * reason, a padding filler) never cut an element: a wrong cut could read as a valid
+ * reason, a payload) never cut an element: a wrong cut could read as a valid
  * but different batch and miscount seqs, which the load test must never do.
  */
 function stringEnd(text: string, start: number): number {

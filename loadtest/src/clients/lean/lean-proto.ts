@@ -83,7 +83,7 @@ function skip(buf: Uint8Array, wireType: number, end: number): void {
 
 /**
  * Reads orderId, seq and publishedAtUs of a status change, tracking update or payload
- * (skipping status, padding, location, the payload and any unknown field) without building the message object, which at thousands of events
+ * (skipping status, location, the payload and any unknown field) without building the message object, which at thousands of events
  * a second was most of the generator's gRPC decoding cost.
  */
 export function leanSubscribeResponse(

@@ -40,7 +40,7 @@ const anyEvent = fc.record({
   seq: fc.nat(),
   status: fc.constantFrom(...Object.values(OrderStatus)),
   publishedAtUs: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
-  padding: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
+  reason: fc.option(fc.string({ maxLength: 200 }), { nil: undefined }),
 });
 
 const tracking = (over: Partial<TrackingUpdated> = {}): TrackingUpdated => ({
@@ -98,7 +98,7 @@ describe('SSE: SseParser + dispatch, lean', () => {
     for (const c of chunks) parser.feed(c);
     return out;
   };
-  const events = [1, 2, 3].map((seq) => event({ seq, padding: 'x'.repeat(seq * 7) }));
+  const events = [1, 2, 3].map((seq) => event({ seq, reason: 'x'.repeat(seq * 7) }));
   const stream =
     'retry: 2000\n\n' +
     events.map(sseFrame).join(': ping\n\n') +
@@ -199,7 +199,7 @@ describe('gRPC: leanSubscribeResponse', () => {
       fc.property(anyEvent, (e) => {
         // Protobuf strings are UTF-8: lone surrogates do not survive any encoder.
         const orderId = Buffer.from(e.orderId, 'utf8').toString('utf8');
-        const ev = { ...e, orderId, padding: e.padding?.replace(/[^\x20-\x7e]/g, '') };
+        const ev = { ...e, orderId, reason: e.reason?.replace(/[^\x20-\x7e]/g, '') };
         const bytes = encode({ kind: 'event', event: ev });
         let fullCalls = 0;
         const lean = leanSubscribeResponse(bytes, (b) => (fullCalls++, fullDecode(b)));
@@ -217,7 +217,7 @@ describe('gRPC: leanSubscribeResponse', () => {
   });
 
   it('reads the tracking arm (same field numbers) without the full decoder', () => {
-    const t = tracking({ padding: 'xyz' });
+    const t = tracking();
     let fullCalls = 0;
     const lean = leanSubscribeResponse(
       encode({ kind: 'tracking', tracking: t }),
@@ -278,15 +278,15 @@ describe('long-poll: leanLongPollBody', () => {
   });
 
   // Found by the property above (seed -9375222): counting braces without skipping strings
-  // cut the first element at the `}` inside the second's padding and read one event
+  // cut the first element at the `}` inside the second's string and read one event
   // where there were two, a miscount the load test would have reported as loss.
   it('skips braces, brackets and escaped quotes inside strings', () => {
     const events = [
-      event({ seq: 1, padding: '{' }),
-      event({ seq: 2, padding: '}' }),
-      event({ seq: 3, padding: '\\"{' }),
-      event({ seq: 4, padding: '}"' }),
-      event({ seq: 5, padding: ']' }),
+      event({ seq: 1, reason: '{' }),
+      event({ seq: 2, reason: '}' }),
+      event({ seq: 3, reason: '\\"{' }),
+      event({ seq: 4, reason: '}"' }),
+      event({ seq: 5, reason: ']' }),
     ];
     const text = body(events);
     expect(leanLongPollBody(text)).toEqual(parseLongPollBody(text));
