@@ -78,9 +78,13 @@ describe('tracing across two instances on Redis', () => {
     const poll = request(`${b.httpUrl}/v1/orders/${orderId}/events?after=1&wait=10`, {
       headers: b.authHeaders,
     }).then(async (res) => (await res.body.json()) as { events: { seq: number }[] });
+    // Awaited below; a test that fails before then must not also leave it unhandled.
+    poll.catch(() => undefined);
+    // Five connections on a loaded 2-core CI host took more than the default 5 s.
     await waitFor(
       () => b.bus.subscriberCount(orderId) === TRANSPORTS.length,
       'B subscribed on every transport',
+      20_000,
     );
     return {
       sse,
