@@ -138,9 +138,8 @@ export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
     });
     if (lastReset > 0) this.items = this.items.slice(lastReset);
     if (this.policy === OverflowPolicy.Conflate) {
-      // The newest event stands for the whole state (the domain's contract for
-      // conflation): it supersedes all queued events, and the client jumps straight to
-      // the newest state.
+      // The newest event stands for what was skipped (the domain's contract for
+      // conflation): it supersedes all queued events, and the client jumps straight to it.
       for (let i = this.oldestEvent(); i >= 0; i = this.oldestEvent()) this.replaceBySkip(i);
     } else {
       while (this.items.length >= this.capacity) {
