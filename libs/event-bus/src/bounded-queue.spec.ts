@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { cursorAfter, ResetReason, SkipReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
-import { event } from './testing/bus-fixtures';
+import { event, PHASES_ONLY } from './testing/bus-fixtures';
 import {
   JOB_DOMAIN,
   JobPhase,
@@ -38,7 +38,7 @@ const seqOf = cursorAfter;
 describe('BoundedQueue', () => {
   it('is FIFO below capacity, whatever the policy', () => {
     for (const policy of Object.values(OverflowPolicy)) {
-      const q = new BoundedQueue(3, policy, JOB_DOMAIN);
+      const q = new BoundedQueue(3, policy, JOB_DOMAIN, PHASES_ONLY);
       expect(q.offer(ev(1))).toEqual({ accepted: true, dropped: 0 });
       expect(q.offer(reset(5))).toEqual({ accepted: true, dropped: 0 });
       expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 0 });
@@ -49,7 +49,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate keeps only the newest event when full, and says which seqs it skipped', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN, PHASES_ONLY);
     q.offer(ev(1));
     q.offer(ev(2));
     q.offer(ev(3));
@@ -58,7 +58,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate merges a new skipped range into the queued one', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN, PHASES_ONLY);
     for (let s = 1; s <= 4; s++) q.offer(ev(s)); // [skip 1..3, 4]
     q.offer(ev(5)); // [skip 1..3, 4, 5]: room again
     expect(q.offer(ev(6))).toEqual({ accepted: true, dropped: 2 });
@@ -66,7 +66,7 @@ describe('BoundedQueue', () => {
   });
 
   it('conflate keeps queued resets (they carry the snapshot)', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN, PHASES_ONLY);
     q.offer(ev(1));
     q.offer(reset(5));
     q.offer(ev(6));
@@ -76,7 +76,7 @@ describe('BoundedQueue', () => {
   });
 
   it('drop-oldest replaces the oldest events by one skipped range when full', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN, PHASES_ONLY);
     for (let s = 1; s <= 3; s++) q.offer(ev(s));
     // The marker takes a slot too: the first overflow drops two events to make room.
     expect(q.offer(ev(4))).toEqual({ accepted: true, dropped: 2 });
@@ -85,7 +85,7 @@ describe('BoundedQueue', () => {
   });
 
   it('drop-oldest keeps a reset and skips the oldest events after it', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.DropOldest, JOB_DOMAIN, PHASES_ONLY);
     q.offer(reset(4));
     q.offer(ev(5));
     q.offer(ev(6));
@@ -95,7 +95,7 @@ describe('BoundedQueue', () => {
 
   it('a reset offered to a full queue stands for everything queued before it', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(2, policy, JOB_DOMAIN);
+      const q = new BoundedQueue(2, policy, JOB_DOMAIN, PHASES_ONLY);
       q.offer(ev(1));
       q.offer(ev(2));
       expect(q.offer(reset(9))).toEqual({ accepted: true, dropped: 2 });
@@ -105,7 +105,7 @@ describe('BoundedQueue', () => {
 
   it('capacity 1: no room for a marker, so an overflow becomes a reset with the newest state', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(1, policy, JOB_DOMAIN);
+      const q = new BoundedQueue(1, policy, JOB_DOMAIN, PHASES_ONLY);
       q.offer(ev(1));
       expect(q.offer(ev(2, JobPhase.Testing))).toEqual({ accepted: true, dropped: 2 });
       expect(q.length).toBe(1);
@@ -121,7 +121,7 @@ describe('BoundedQueue', () => {
   });
 
   it('disconnect refuses when full and leaves the queue as it was', () => {
-    const q = new BoundedQueue(2, OverflowPolicy.Disconnect, JOB_DOMAIN);
+    const q = new BoundedQueue(2, OverflowPolicy.Disconnect, JOB_DOMAIN, PHASES_ONLY);
     q.offer(ev(1));
     q.offer(ev(2));
     expect(q.offer(ev(3))).toEqual({ accepted: false });
@@ -131,7 +131,7 @@ describe('BoundedQueue', () => {
 
   it('keeps capacity 1 with a reset queued (conflate and drop-oldest)', () => {
     for (const policy of [OverflowPolicy.Conflate, OverflowPolicy.DropOldest]) {
-      const q = new BoundedQueue(1, policy, JOB_DOMAIN);
+      const q = new BoundedQueue(1, policy, JOB_DOMAIN, PHASES_ONLY);
       q.offer(reset(5));
       expect(q.offer(ev(6)).accepted).toBe(true);
       expect(q.length).toBe(1);
@@ -143,7 +143,7 @@ describe('BoundedQueue', () => {
   });
 
   it('removeUpTo, lastSeq and hasTerminal: what a replay up to a seq already covered', () => {
-    const q = new BoundedQueue(10, OverflowPolicy.Conflate, JOB_DOMAIN);
+    const q = new BoundedQueue(10, OverflowPolicy.Conflate, JOB_DOMAIN, PHASES_ONLY);
     expect(q.lastSeq()).toBeUndefined();
     q.offer(ev(3));
     q.offer(ev(4));
@@ -159,7 +159,7 @@ describe('BoundedQueue', () => {
   });
 
   it('removeUpTo trims a skipped range the replay reached into', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
+    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN, PHASES_ONLY);
     for (let s = 1; s <= 6; s++) q.offer(ev(s)); // [skip 1..3, 4, 5] then [skip 1..5, 6]
     q.removeUpTo(2);
     expect(drain(q)).toEqual([skip(3, 5), ev(6)]);
@@ -170,7 +170,7 @@ describe('BoundedQueue', () => {
     const ops = fc.array(fc.constantFrom('event', 'reset', 'shift'), { maxLength: 80 });
 
     function run(capacity: number, p: OverflowPolicy, script: string[]) {
-      const q = new BoundedQueue(capacity, p, JOB_DOMAIN);
+      const q = new BoundedQueue(capacity, p, JOB_DOMAIN, PHASES_ONLY);
       const delivered: JobItem[] = [];
       let seq = 0;
       let refused = false;

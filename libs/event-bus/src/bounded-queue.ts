@@ -22,6 +22,16 @@ export type OfferResult =
     }
   | { readonly accepted: false };
 
+/**
+ * Where a queue that folds reads the stream's whole state from (its subscriber, which reads
+ * its channel's): one object shared for the queue's life, so a fold costs a read, never a
+ * copy of the state kept per subscriber.
+ */
+export interface StateSource<E extends DomainEvent, S extends DomainSnapshot> {
+  /** The stream's whole state once `event` (the newest offered) is applied, owner included. */
+  stateAt(event: E): S;
+}
+
 /** The answers that carry no count, shared rather than made for every offer. */
 const ACCEPTED: OfferResult = Object.freeze({ accepted: true, dropped: 0 });
 const REFUSED: OfferResult = Object.freeze({ accepted: false });
@@ -35,8 +45,9 @@ const REFUSED: OfferResult = Object.freeze({ accepted: false });
  * count against the capacity like any item. Resets are never dropped: a reset replaces
  * the client's whole view, so what is queued before the newest reset may go, and a newer
  * reset may stand in for an older one. When even that leaves no room for a marker beside
- * the newest event (capacity 1 or 2), the queue folds into one reset carrying the newest
- * state: still explicit, and still within the bound.
+ * the newest event (capacity 1 or 2), the queue folds into one reset carrying the stream's
+ * whole state, read from `source` (the newest event alone is not it when a domain has
+ * several kinds): still explicit, and still within the bound.
  */
 export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
   private items: StreamItemOf<E, S>[] = [];
@@ -45,6 +56,7 @@ export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
     readonly capacity: number,
     readonly policy: OverflowPolicy,
     private readonly domain: StreamDomain<E, S>,
+    private readonly source: StateSource<E, S>,
   ) {}
 
   get length(): number {
@@ -126,9 +138,8 @@ export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
     });
     if (lastReset > 0) this.items = this.items.slice(lastReset);
     if (this.policy === OverflowPolicy.Conflate) {
-      // The newest event stands for the whole state (the domain's contract for
-      // conflation): it supersedes all queued events, and the client jumps straight to
-      // the newest state.
+      // The newest event stands for what was skipped (the domain's contract for
+      // conflation): it supersedes all queued events, and the client jumps straight to it.
       for (let i = this.oldestEvent(); i >= 0; i = this.oldestEvent()) this.replaceBySkip(i);
     } else {
       while (this.items.length >= this.capacity) {
@@ -141,8 +152,8 @@ export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
 
   /**
    * No room for a marker beside `item` (the queue holds a reset and a marker, or the
-   * capacity is 1): the queue becomes one reset with the newest state. The reason of a
-   * queued reset is kept (the client learns the original cause), else `overflow`.
+   * capacity is 1): the queue becomes one reset with the stream's state as of `item`. The
+   * reason of a queued reset is kept (the client learns the original cause), else `overflow`.
    */
   private fold(item: StreamItemOf<E, S>): void {
     let reset: StreamResetOf<S>;
@@ -153,8 +164,7 @@ export class BoundedQueue<E extends DomainEvent, S extends DomainSnapshot> {
       const queued = this.items.findLast(isReset);
       reset = {
         reason: queued?.reset.reason ?? ResetReason.Overflow,
-        // Conflation's premise: the newest event alone is the whole state.
-        snapshot: this.domain.fold(undefined, event),
+        snapshot: this.source.stateAt(event),
       };
     } else {
       throw new TypeError('skipped markers are made by the queue, never offered');

@@ -2,6 +2,7 @@ import { cursorAfter, ResetReason, StreamEndReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { OrderEventBus } from './event-bus';
+import { OrderState } from './order-state';
 import {
   event,
   flush,
@@ -11,9 +12,12 @@ import {
 } from './testing/bus-fixtures';
 import {
   JOB_DOMAIN,
+  jobAfter,
+  jobItem,
   JobPhase,
   publishPhaseSync,
   publishProgressSync,
+  type JobEvent,
   type JobItem,
 } from './testing/fixture-domain';
 
@@ -32,6 +36,22 @@ function setup(opts: { queueCapacity?: number; overflowPolicy?: OverflowPolicy }
   };
   const report = (orderId: string, percent = 10) => publishProgressSync(store, orderId, percent);
   return { store, bus, build, report };
+}
+
+/**
+ * A queue alone, reading the state it folds into from a job state that the spec applies
+ * each offered event to first, as the bus does with its channel's state.
+ */
+function queueOverState(capacity: number, policy: OverflowPolicy, ownerId?: string) {
+  const state = new OrderState(JOB_DOMAIN, undefined, ownerId);
+  const q = new BoundedQueue(capacity, policy, JOB_DOMAIN, {
+    stateAt: (e) => state.snapshot() ?? jobAfter(undefined, e),
+  });
+  const offer = (e: JobEvent) => {
+    state.apply(e);
+    return q.offer(jobItem(e));
+  };
+  return { q, offer };
 }
 
 const kinds = (items: readonly JobItem[]) => items.map((it) => `${it.kind}@${cursorAfter(it)}`);
@@ -87,12 +107,12 @@ describe('a second event kind on the bus (progress reports)', () => {
   });
 
   it('conflation replaces queued phase changes and progress alike; the newest item still tells the phase', () => {
-    const q = new BoundedQueue(3, OverflowPolicy.Conflate, JOB_DOMAIN);
-    q.offer({ kind: 'step', step: event('o', 1, JobPhase.Building) });
-    q.offer({ kind: 'progress', progress: progressEvent('o', 2) });
-    q.offer({ kind: 'step', step: event('o', 3, JobPhase.Testing) });
+    const { q, offer } = queueOverState(3, OverflowPolicy.Conflate);
+    offer(event('o', 1, JobPhase.Building));
+    offer(progressEvent('o', 2));
+    offer(event('o', 3, JobPhase.Testing));
     const newest = progressEvent('o', 4, JobPhase.Testing);
-    expect(q.offer({ kind: 'progress', progress: newest })).toEqual({
+    expect(offer(newest)).toEqual({
       accepted: true,
       dropped: 3,
     });
@@ -105,21 +125,24 @@ describe('a second event kind on the bus (progress reports)', () => {
     expect(items[1]?.kind === 'progress' && items[1].progress.phase).toBe(JobPhase.Testing);
   });
 
-  it("a queue too small for a marker folds into a reset with the progress report's state", () => {
-    const q = new BoundedQueue(1, OverflowPolicy.DropOldest, JOB_DOMAIN);
-    q.offer({ kind: 'step', step: event('o', 1, JobPhase.Building) });
-    const newest = progressEvent('o', 2, JobPhase.Building, 77, 40);
-    q.offer({ kind: 'progress', progress: newest });
+  it("a queue too small for a marker folds into a reset with the stream's state: both kinds and the owner", () => {
+    const { q, offer } = queueOverState(1, OverflowPolicy.DropOldest, 'customer-1');
+    offer(event('o', 1, JobPhase.Building));
+    offer(progressEvent('o', 2, JobPhase.Building, 77, 40));
+    // The newest event is a phase change, which alone says nothing of the progress.
+    offer(event('o', 3, JobPhase.Testing, 88));
+    expect(q.length).toBe(1);
     expect(q.shift()).toEqual({
       kind: 'reset',
       reset: {
         reason: ResetReason.Overflow,
         snapshot: {
           orderId: 'o',
-          phase: JobPhase.Building,
-          lastSeq: 2,
-          updatedAtUs: 77,
+          phase: JobPhase.Testing,
+          lastSeq: 3,
+          updatedAtUs: 88,
           percent: 40,
+          ownerId: 'customer-1',
         },
       },
     });

@@ -270,6 +270,7 @@ export class OrderEventBus<
       opts.queueCapacity ?? this.options.queueCapacity,
       opts.overflowPolicy ?? this.options.overflowPolicy,
       this.host,
+      ch.state,
     );
     // Register before reading anything: live events published while the replay is
     // read are parked in the subscriber and reconciled by seq in startLive().
@@ -286,10 +287,16 @@ export class OrderEventBus<
         });
       }
       const opened = ch.state.known ? ch.state : await this.readOpening(orderId, ch);
+      // A reset the subscriber builds itself later (a gap, a folded queue) is built
+      // synchronously from the channel's state, so that state must know the owner before
+      // the subscriber goes live; asked beside the replay, which it does not delay. A failed
+      // read only leaves it unknown: the next open or reset asks again.
+      const owning = ch.state.ownerKnown ? undefined : this.learnOwner(ch, orderId).catch(() => {});
       // As of the open: the live state may be replaced while the replay reads the store.
       const openedSeq = opened.lastSeq;
       const openedTerminal = opened.terminal;
       const { backlog, cursor, finished } = await this.replay(ch, orderId, afterSeq, opened);
+      if (owning !== undefined) await owning;
       // Judge completion by the newest state: events ingested while the replay was read
       // may have finished the order (and a reset then already covers the terminal event).
       // A shared store's history can also run ahead of its feed: when the replay itself
@@ -339,7 +346,23 @@ export class OrderEventBus<
       throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
     }
     if (!ch.state.known) ch.state.replace(stored);
+    else if (!ch.state.ownerKnown) this.seedFeedState(ch, stored);
     return new OrderState(this.store.domain, stored);
+  }
+
+  /**
+   * The feed got there first while the store was read: its events alone made the state
+   * known, without the other kinds before them and without the owner, and a reset built
+   * from it would lack them. The store's snapshot plus the ring's events after it is the
+   * whole state; a snapshot ahead of the feed, or one the ring does not reach back to,
+   * leaves the state as the feed made it (a live subscriber's cursor follows the feed).
+   */
+  private seedFeedState(ch: OrderChannel<E, S>, stored: S): void {
+    if (stored.lastSeq > ch.state.lastSeq) return;
+    const newer = ch.ring.after(stored.lastSeq, nowUs());
+    if (newer === undefined) return;
+    ch.state.replace(stored);
+    for (const e of newer) ch.state.apply(e);
   }
 
   /**
@@ -446,19 +469,31 @@ export class OrderEventBus<
 
   /**
    * `snapshot` with the stream's owner, so a reset equals the store's read whichever path
-   * built it. The feed's events do not carry the owner, so a channel whose state was
-   * folded from them alone asks the store: once per channel (ownership never changes),
-   * and only when a reset is built, never per delivery.
+   * built it (see `learnOwner`).
    */
   private async withOwner(ch: OrderChannel<E, S>, orderId: string, snapshot: S): Promise<S> {
     if (snapshot.ownerId !== undefined) return snapshot;
-    if (!ch.state.ownerKnown) {
-      const ownership = await this.store.getOwnership(orderId);
-      // Undefined: the store no longer has the stream, so it says nothing about its owner.
-      if (ownership !== undefined && !ch.state.ownerKnown) ch.state.learnOwner(ownership.ownerId);
-    }
+    if (!ch.state.ownerKnown) await this.learnOwner(ch, orderId);
     const ownerId = ch.state.ownerId;
     return ownerId === undefined ? snapshot : { ...snapshot, ownerId };
+  }
+
+  /**
+   * Settles the owner of a channel whose state does not know it. The feed's events do not
+   * carry the owner, so a state folded from them alone asks the store: once per channel
+   * (ownership never changes), at an open or when a reset is built, never per delivery;
+   * callers that come while it is asked share the one read.
+   */
+  private learnOwner(ch: OrderChannel<E, S>, orderId: string): Promise<void> {
+    return (ch.owning ??= this.askOwner(ch, orderId).finally(() => {
+      ch.owning = undefined;
+    }));
+  }
+
+  private async askOwner(ch: OrderChannel<E, S>, orderId: string): Promise<void> {
+    const ownership = await this.store.getOwnership(orderId);
+    // Undefined: the store no longer has the stream, so it says nothing about its owner.
+    if (ownership !== undefined && !ch.state.ownerKnown) ch.state.learnOwner(ownership.ownerId);
   }
 
   private channel(orderId: string): OrderChannel<E, S> {

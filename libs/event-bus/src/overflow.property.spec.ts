@@ -3,7 +3,7 @@ import { cursorAfter, ResetReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
 import { OrderEventBus } from './event-bus';
-import { ControlledStore, event, RecordingSink } from './testing/bus-fixtures';
+import { ControlledStore, event, PHASES_ONLY, RecordingSink } from './testing/bus-fixtures';
 import { JOB_DOMAIN, JobPhase, type JobItem } from './testing/fixture-domain';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
 
@@ -75,7 +75,7 @@ describe('BoundedQueue overflow properties (capacity 1-4, hundreds of operations
   const script = fc.array(op, { minLength: 100, maxLength: 400 });
 
   function run(cap: number, p: OverflowPolicy, ops: readonly Op[]) {
-    const q = new BoundedQueue(cap, p, JOB_DOMAIN);
+    const q = new BoundedQueue(cap, p, JOB_DOMAIN, PHASES_ONLY);
     const received: JobItem[] = [];
     /** The queue's whole content at each `drain`: adjacent markers must have merged. */
     const snapshots: JobItem[][] = [];

@@ -7,15 +7,17 @@ import {
   StreamEndReason,
   type DomainEvent,
   type DomainSnapshot,
+  type ResetItem,
   type StreamDomain,
   type StreamItemOf,
 } from '@app/contracts';
-import { BoundedQueue } from './bounded-queue';
+import { BoundedQueue, type StateSource } from './bounded-queue';
 import type { OverflowPolicy } from './bus-options';
 import type { BusStats, DeliveryCounter } from './bus-stats';
 import type { DeadlineEntry, DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
 import type { DeliveryTrace } from './delivery-tracer';
+import type { OrderState } from './order-state';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
 export interface BusSubscription {
@@ -65,7 +67,7 @@ const NO_ITEMS: readonly never[] = Object.freeze([]);
  * trimmed against the replay when it arrives, which closes the replay/live race.
  */
 export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
-  implements BusSubscription, DeadlineEntry
+  implements BusSubscription, DeadlineEntry, StateSource<E, S>
 {
   private cursor = 0;
   private replaying = true;
@@ -96,14 +98,29 @@ export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
     capacity: number,
     private readonly policy: OverflowPolicy,
     private readonly host: SubscriberHost<E, S>,
+    /** The channel's state of the order (shared by its subscribers), read when a reset is built. */
+    private readonly state: OrderState<E, S>,
   ) {
-    this.queue = new BoundedQueue(capacity, policy, host.domain);
+    this.queue = new BoundedQueue(capacity, policy, host.domain, this);
     this.stats = host.stats;
     this.delivered = host.stats.deliveryCounter(transport);
   }
 
   private itemOf(event: E): StreamItemOf<E, S> {
     return domainItem(this.host.domain, event);
+  }
+
+  /**
+   * The stream's whole state as of `event`, for a reset this subscriber builds (a gap, a
+   * folded queue): the channel's, which the bus applies each event to before it offers it,
+   * so every kind's newest event and the owner are in it, and the fold runs only when a
+   * reset is built. Only a state already past `event` (an event published from inside a
+   * delivery, offered before this one) falls back to `event` alone, so the items still chain.
+   */
+  stateAt(event: E): S {
+    const state = this.state.snapshot();
+    if (state !== undefined && state.lastSeq === event.seq) return state;
+    return this.host.domain.fold(undefined, event, this.state.ownerId);
   }
 
   get pending(): number {
@@ -127,7 +144,7 @@ export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
       this.stats.resets[ResetReason.Gap]++;
       this.enqueue({
         kind: 'reset',
-        reset: { reason: ResetReason.Gap, snapshot: this.host.domain.fold(undefined, event) },
+        reset: { reason: ResetReason.Gap, snapshot: this.stateAt(event) },
       });
     } else if (this.pending === 0 && !this.waitingForDrain) {
       // The common case at load: nothing waits ahead of this event, so it goes to the
@@ -276,11 +293,24 @@ export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
     for (;;) {
       if (this.closed) return;
       const live = this.backlogIndex >= this.backlog.length;
-      const item = this.next();
+      let item = this.next();
       if (item === undefined) break;
+      if (isReset(item)) item = this.owned(item);
       if (!this.deliver(item, live)) return;
     }
     if (this.completing) this.end(StreamEndReason.Completed);
+  }
+
+  /**
+   * `reset` with the stream's owner when its snapshot was built before the bus had learned
+   * it (a queue folded while the open was still asking the store): completed as it is
+   * written, so every reset equals the store's read. Resets only, which are rare.
+   */
+  private owned(reset: ResetItem<S>): ResetItem<S> {
+    const snapshot = reset.reset.snapshot;
+    const ownerId = this.state.ownerId;
+    if (snapshot.ownerId !== undefined || ownerId === undefined) return reset;
+    return { kind: 'reset', reset: { ...reset.reset, snapshot: { ...snapshot, ownerId } } };
   }
 
   /**

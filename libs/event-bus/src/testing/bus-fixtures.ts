@@ -14,6 +14,7 @@ import {
   type StreamEndReason,
   type StreamItemOf,
 } from '@app/contracts';
+import type { StateSource } from '../bounded-queue';
 import type { DeliverySink } from '../delivery-sink';
 import {
   InMemoryOrderStore,
@@ -30,6 +31,14 @@ import {
   type PhaseChanged,
   type ProgressReported,
 } from './fixture-domain';
+
+/**
+ * The state source of a queue a spec drives alone with phase changes only: with one kind
+ * the newest event is the whole state (the owner aside), as a channel's state would say.
+ */
+export const PHASES_ONLY: StateSource<JobEvent, JobSnapshot> = {
+  stateAt: (e) => jobAfter(undefined, e),
+};
 
 export interface Deferred<T> {
   readonly promise: Promise<T>;
