@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { DomainEvent, DomainSnapshot, StreamDomain } from '@app/contracts';
-import { ORDER_DOMAIN, OrderStatus, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
+import { ORDER_DOMAIN, OrderStatus } from '@app/order-domain';
 import { PAYLOAD_DOMAIN } from '@app/payload-domain';
 import type { TransportName } from '@app/client/node';
 import type { TestApp } from '../support/test-app';
@@ -15,8 +15,8 @@ export interface GuaranteeDomain {
   readonly name: string;
   /** The service's settings that select the domain (none: the default, orders). */
   readonly env: Readonly<Record<string, string>>;
-  /** Typed as the client's `WatchOptions.domain` (still the order's types, docs/adapting.md). */
-  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+  /** The descriptor the service carries, as the client's `WatchOptions.domain` takes it. */
+  readonly domain: StreamDomain;
   readonly transports: readonly TransportName[];
   /**
    * Publishes the stream's next event over REST, creating the stream with the first,
@@ -103,9 +103,7 @@ export const ORDER_GUARANTEES: GuaranteeDomain = {
 export const PAYLOAD_GUARANTEES: GuaranteeDomain = {
   name: 'payload',
   env: { STREAM_DOMAIN: 'payload' },
-  // The client's and the engine's types are still the order domain's; at run time
-  // everything is read from the descriptor.
-  domain: PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
+  domain: PAYLOAD_DOMAIN,
   transports: ['grpc', 'sse', 'ws', 'websocket', 'longpoll'],
   next: (app, streamId, bytes = 1) => post(app, `/v1/streams/${streamId}/payload`, { bytes }),
   snapshot: (app, streamId) => get(app, `/v1/streams/${streamId}`),

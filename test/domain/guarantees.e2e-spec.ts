@@ -121,14 +121,11 @@ describe.each(GUARANTEE_DOMAINS)('the engine carrying the $name domain', (fixtur
 
   /** What a watch hands out for `events`: each under its kind, read by the descriptor. */
   const asDelivered = (events: readonly DomainEvent[]): Delivered[] =>
-    events.map((event) => ({ itemKind: kindOf(domain, event as never).itemKind, event }));
+    events.map((event) => ({ itemKind: kindOf(domain, event).itemKind, event }));
 
   /** The snapshot after `events`, as the domain folds them. */
   const foldOf = (events: readonly DomainEvent[]): DomainSnapshot | undefined =>
-    events.reduce<DomainSnapshot | undefined>(
-      (s, e) => domain.fold(s as never, e as never),
-      undefined,
-    );
+    events.reduce<DomainSnapshot | undefined>((s, e) => domain.fold(s, e), undefined);
 
   describe.each(fixture.transports)('over %s', (transport) => {
     const id = (check: string) => `${fixture.name}-${transport}-${check}`;
@@ -220,7 +217,7 @@ describe.each(GUARANTEE_DOMAINS)('the engine carrying the $name domain', (fixtur
       if (fixture.finish !== undefined) {
         terminal = await fixture.finish(app, streamId);
         await waitFor(f.ended, 'the end', WAIT_MS);
-        marked = f.delivered().map((d) => domain.isTerminal(d.event as never));
+        marked = f.delivered().map((d) => domain.isTerminal(d.event));
       } else {
         // A domain without a terminal event: the test marks one in the descriptor the
         // service carries, so the end must come from asking it.
@@ -230,7 +227,7 @@ describe.each(GUARANTEE_DOMAINS)('the engine carrying the $name domain', (fixtur
         try {
           terminal = await fixture.next(app, streamId);
           await waitFor(f.ended, 'the end', WAIT_MS);
-          marked = f.delivered().map((d) => domain.isTerminal(d.event as never));
+          marked = f.delivered().map((d) => domain.isTerminal(d.event));
         } finally {
           spy.mockRestore();
         }

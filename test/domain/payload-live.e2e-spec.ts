@@ -1,7 +1,5 @@
 import { request } from 'undici';
 import { status as GrpcCode, type ServiceError } from '@grpc/grpc-js';
-import type { StreamDomain } from '@app/contracts';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
 import { PAYLOAD_DOMAIN, type PayloadEvent } from '@app/payload-domain';
 import { watchOrder, type OrderWatch, type TransportName, type WatchItem } from '@app/client/node';
 import { orderStatusClient, unary } from '../grpc/grpc-test-client';
@@ -9,9 +7,7 @@ import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
-// The client's and the engine's types are still the order domain's (docs/adapting.md,
-// "What is left"); at run time everything is read from the descriptor.
-const DOMAIN = PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>;
+const DOMAIN = PAYLOAD_DOMAIN;
 
 /** Every transport: gRPC carries the payload in its own `SubscribeResponse` arm. */
 const TRANSPORTS: readonly TransportName[] = ['sse', 'ws', 'websocket', 'longpoll', 'grpc'];

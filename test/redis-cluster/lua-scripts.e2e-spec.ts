@@ -1,4 +1,10 @@
-import { OrderStatus, publishStatus } from '@app/order-domain';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  type OrderEvent,
+  type OrderSnapshot,
+} from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisCluster } from '../support/redis-cluster';
 import { errorReplies, ordersOnEveryMaster } from './cluster-support';
@@ -12,11 +18,12 @@ import { errorReplies, ordersOnEveryMaster } from './cluster-support';
  */
 describe('Lua scripts on Redis Cluster after the masters forgot them', () => {
   let cluster: RedisCluster;
-  let store: RedisOrderStore;
+  let store: RedisOrderStore<OrderEvent, OrderSnapshot>;
 
   beforeAll(async () => {
     cluster = await RedisCluster.launch();
     store = new RedisOrderStore({
+      domain: ORDER_DOMAIN,
       clusterNodes: cluster.seedNodes.split(','),
       reconnectMaxDelayMs: 50,
     });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ORDER_DOMAIN } from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisCluster } from '../support/redis-cluster';
 import { waitFor } from '../support/wait-for';
@@ -26,6 +27,7 @@ describe('the Redis store on a cluster, closed', () => {
     const before = timers();
     for (let i = 0; i < 5; i++) {
       const store = new RedisOrderStore({
+        domain: ORDER_DOMAIN,
         clusterNodes: cluster.seedNodes.split(','),
         clusterSlotsRefreshMs: 1,
       });

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/order-domain';
+import { ORDER_DOMAIN, OrderStatus } from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -83,7 +83,11 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
     // The store on a Redis of its own that keeps running; REDIS_URL, which the auth state
     // connects to, is the one frozen.
     other = await RedisServer.launch();
-    const store = new RedisOrderStore({ url: other.url, pingIntervalMs: 200 });
+    const store = new RedisOrderStore({
+      domain: ORDER_DOMAIN,
+      url: other.url,
+      pingIntervalMs: 200,
+    });
     expect(await store.whenUp(5_000)).toBe(true);
     app = await startTestApp(env(redis.url), { store });
     expect(await ready()).toEqual({ status: 200, store: 'up', authState: 'up' });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { Scope, type Principal } from '@app/auth';
-import { OrderStatus, publishStatus } from '@app/order-domain';
+import { ORDER_DOMAIN, OrderStatus, publishStatus } from '@app/order-domain';
 import { isReplay } from '@app/store';
 import { authStateKeys, RedisAuthState, RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
@@ -41,7 +41,11 @@ describe('Lua scripts after Redis forgot them (SCRIPT FLUSH)', () => {
     Number(/errorstat_NOSCRIPT:count=(\d+)/.exec(await admin.info('errorstats'))?.[1] ?? 0);
 
   it('the order store publishes (with and without an idempotency key) and reads history', async () => {
-    const store = new RedisOrderStore({ url: redis.url, reconnectMaxDelayMs: 50 });
+    const store = new RedisOrderStore({
+      domain: ORDER_DOMAIN,
+      url: redis.url,
+      reconnectMaxDelayMs: 50,
+    });
     try {
       expect(await store.whenUp(5_000)).toBe(true);
       await publishStatus(store, { orderId: 'o1', status: OrderStatus.Created });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { ErrorCode, GatewayError } from '@app/contracts';
-import { OrderStatus, publishStatus } from '@app/order-domain';
+import { ORDER_DOMAIN, OrderStatus, publishStatus } from '@app/order-domain';
 import { isReplay } from '@app/store';
 import { RedisOrderStore, redisKeys } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
@@ -14,7 +14,12 @@ describe('RedisOrderStore idempotent publish', () => {
   let admin: Redis;
   const stores: RedisOrderStore[] = [];
   const open = async (opts: { idempotencyWindowMs?: number } = {}) => {
-    const store = new RedisOrderStore({ url: redis.url, reconnectMaxDelayMs: 50, ...opts });
+    const store = new RedisOrderStore({
+      domain: ORDER_DOMAIN,
+      url: redis.url,
+      reconnectMaxDelayMs: 50,
+      ...opts,
+    });
     stores.push(store);
     expect(await store.whenUp(5_000)).toBe(true);
     return store;

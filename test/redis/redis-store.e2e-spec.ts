@@ -1,6 +1,12 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { ErrorCode, GatewayError } from '@app/contracts';
-import { OrderStatus, publishStatus, publishTracking, type OrderEvent } from '@app/order-domain';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  publishTracking,
+  type OrderEvent,
+} from '@app/order-domain';
 import { StoreResync } from '@app/store';
 import { describeEventModel } from '../../libs/store/src/testing/event-model.store-spec';
 import { RedisOrderStore } from '@app/redis-store';
@@ -12,7 +18,12 @@ describe('RedisOrderStore', () => {
   let redis: RedisServer;
   const stores: RedisOrderStore[] = [];
   const open = async (opts: { historySize?: number; keyPrefix?: string } = {}) => {
-    const store = new RedisOrderStore({ url: redis.url, reconnectMaxDelayMs: 50, ...opts });
+    const store = new RedisOrderStore({
+      domain: ORDER_DOMAIN,
+      url: redis.url,
+      reconnectMaxDelayMs: 50,
+      ...opts,
+    });
     stores.push(store);
     expect(await store.whenUp(5_000)).toBe(true);
     return store;

@@ -1,6 +1,14 @@
 import { delay } from 'rxjs';
 import { ResetReason, StreamEndReason } from '@app/contracts';
-import { OrderStatus, publishStatus, publishTracking, type StreamItem } from '@app/order-domain';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  publishTracking,
+  type StreamItem,
+  type OrderEvent,
+  type OrderSnapshot,
+} from '@app/order-domain';
 import { OrderEventBus, type BusSubscription } from '@app/event-bus';
 import { RedisOrderStore } from '@app/redis-store';
 import { RecordingSink } from '../../libs/event-bus/src/testing/bus-fixtures';
@@ -45,8 +53,8 @@ function lastSeenOf(items: readonly StreamItem[], from: number): number {
  */
 describe('replay/live race on the Redis store', () => {
   let redis: RedisServer;
-  let publisher: RedisOrderStore;
-  let subscriberStore: RedisOrderStore;
+  let publisher: RedisOrderStore<OrderEvent, OrderSnapshot>;
+  let subscriberStore: RedisOrderStore<OrderEvent, OrderSnapshot>;
   let bus: OrderEventBus;
 
   beforeAll(async () => {
@@ -55,7 +63,12 @@ describe('replay/live race on the Redis store', () => {
   beforeEach(async () => {
     // The race is under test, not the command timeout: on a loaded CI host a command
     // stalled past the 1 s default once and failed a publish (clean-clone run, Node 20).
-    const options = { url: redis.url, keyPrefix: 'race', commandTimeoutMs: 10_000 };
+    const options = {
+      url: redis.url,
+      keyPrefix: 'race',
+      commandTimeoutMs: 10_000,
+      domain: ORDER_DOMAIN,
+    };
     publisher = new RedisOrderStore(options);
     subscriberStore = new RedisOrderStore(options);
     expect(await publisher.whenUp(5_000)).toBe(true);

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { OrderStatus } from '@app/order-domain';
+import { ORDER_DOMAIN, OrderStatus, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import { RedisOrderStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { TcpGate } from '../support/tcp-gate';
@@ -22,13 +22,13 @@ const CONNECT_TIMEOUT_MS = 500;
 describe('readiness follows the shared auth state', () => {
   let redis: RedisServer;
   let gate: TcpGate;
-  let store: RedisOrderStore;
+  let store: RedisOrderStore<OrderEvent, OrderSnapshot>;
   let app: TestApp | undefined;
 
   beforeEach(async () => {
     redis = await RedisServer.launch();
     gate = await TcpGate.listen(redis.port);
-    store = new RedisOrderStore({ url: redis.url });
+    store = new RedisOrderStore({ domain: ORDER_DOMAIN, url: redis.url });
     expect(await store.whenUp(5_000)).toBe(true);
   });
   afterEach(async () => {

@@ -7,10 +7,14 @@ import {
   publishStatus,
   publishTracking,
   type OrderEvent,
+  type OrderSnapshot,
   type OrderStatusChanged,
   type TrackingUpdated,
 } from '@app/order-domain';
-import { OrderStore, type OrderStore as Store } from '@app/store';
+import { StreamStore } from '@app/store';
+
+/** The store of a service that carries the order domain. */
+type Store = StreamStore<OrderEvent, OrderSnapshot>;
 import { loadConfig } from '../../apps/order-status/src/config/app-config';
 import { startApp, type RunningApp } from '../../apps/order-status/src/bootstrap';
 import type { ClaimsOptions } from '../../libs/auth/src/testing/token-fixtures';
@@ -73,7 +77,8 @@ export async function startTestApp(
     ...env,
   });
   const running = await startApp(config, opts.store ? { store: opts.store } : {});
-  const store = running.app.get(OrderStore);
+  // The service under test carries the order domain (the default STREAM_DOMAIN).
+  const store = running.app.get<Store>(StreamStore);
   const publish = (orderId: string, status: OrderStatus) =>
     publishStatus(store, { orderId, status });
   let tracked = 0;

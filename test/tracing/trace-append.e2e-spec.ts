@@ -1,22 +1,17 @@
-import type { StreamDomain, TraceContext } from '@app/contracts';
+import type { DomainEvent, DomainSnapshot, StreamDomain, TraceContext } from '@app/contracts';
 import {
+  ORDER_DOMAIN,
   OrderStatus,
   publishStatus,
   publishStatusSync,
   publishTracking,
   publishTrackingSync,
-  type OrderEvent,
-  type OrderSnapshot,
 } from '@app/order-domain';
 import { PAYLOAD_DOMAIN, publishPayload } from '@app/payload-domain';
 import { RedisOrderStore } from '@app/redis-store';
-import { InMemoryOrderStore, isReplay, type OrderStore } from '@app/store';
+import { InMemoryOrderStore, isReplay, type StreamStore } from '@app/store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
-
-// The stores are typed by the service's domain; at run time they append the payload
-// domain's drafts through the same generic path (test/domain/payload-store.e2e-spec.ts).
-const PAYLOAD = PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>;
 
 function traceOf(n: number): TraceContext {
   const hex = n.toString(16).padStart(2, '0');
@@ -35,7 +30,7 @@ function traceOf(n: number): TraceContext {
  */
 describe.each(['in-memory', 'redis'] as const)('the trace context through append: %s', (kind) => {
   let redis: RedisServer | undefined;
-  const stores: OrderStore[] = [];
+  const stores: StreamStore[] = [];
 
   beforeAll(async () => {
     if (kind === 'redis') redis = await RedisServer.launch();
@@ -47,19 +42,20 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
     await redis?.shutdown();
   });
 
-  async function open(domain?: StreamDomain<OrderEvent, OrderSnapshot>): Promise<OrderStore> {
-    const options = domain !== undefined ? { domain } : {};
+  async function open<E extends DomainEvent, S extends DomainSnapshot>(
+    domain: StreamDomain<E, S>,
+  ): Promise<StreamStore<E, S>> {
     const store =
       redis === undefined
-        ? new InMemoryOrderStore(options)
-        : new RedisOrderStore({ url: redis.url, keyPrefix: `tr${stores.length}`, ...options });
+        ? new InMemoryOrderStore({ domain })
+        : new RedisOrderStore({ url: redis.url, keyPrefix: `tr${stores.length}`, domain });
     stores.push(store);
     if (store instanceof RedisOrderStore) expect(await store.whenUp(5_000)).toBe(true);
     return store;
   }
 
   /** The events `store` announces for `orderId`, with the trace context of each. */
-  async function announced(store: OrderStore, orderId: string) {
+  async function announced(store: StreamStore, orderId: string) {
     const seen: { seq: number; trace: TraceContext | undefined }[] = [];
     // A routing store (Redis) delivers only the streams it was asked for.
     await store.watch?.(orderId);
@@ -70,7 +66,7 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
   }
 
   it('carries a status change and a tracking update, asynchronously', async () => {
-    const store = await open();
+    const store = await open(ORDER_DOMAIN);
     const seen = await announced(store, 'o-async');
     const location = { lat: 52.5, lon: 13.4 };
     const { Created, Paid, Packed, Shipped } = OrderStatus;
@@ -95,7 +91,7 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
   });
 
   it('replays a repeated key under another trace, announcing nothing', async () => {
-    const store = await open();
+    const store = await open(ORDER_DOMAIN);
     const seen = await announced(store, 'o-replay');
     const cmd = { orderId: 'o-replay', status: OrderStatus.Created, idempotencyKey: 'k-1' };
     const first = await publishStatus(store, { ...cmd, traceContext: traceOf(7) });
@@ -111,7 +107,7 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
   });
 
   it("carries another domain's publish (the payload domain)", async () => {
-    const store = await open(PAYLOAD);
+    const store = await open(PAYLOAD_DOMAIN);
     const seen = await announced(store, 'p-1');
     await publishPayload(store, { orderId: 'p-1', bytes: 8, traceContext: traceOf(9) });
     await publishPayload(store, { orderId: 'p-1', bytes: 8 });
@@ -124,7 +120,7 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
 
   if (kind === 'in-memory') {
     it('carries the synchronous publishes (the simulator)', async () => {
-      const store = await open();
+      const store = await open(ORDER_DOMAIN);
       const seen = await announced(store, 'o-sync');
       const { Created, Paid, Packed, Shipped } = OrderStatus;
       publishStatusSync(store, { orderId: 'o-sync', status: Created, traceContext: traceOf(10) });

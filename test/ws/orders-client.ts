@@ -1,5 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import type {
+  DomainSocketEvents,
   OrderEvent,
   OrderSnapshot,
   OrderStatusChanged,
@@ -17,7 +18,11 @@ import {
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { once, waitFor } from '../support/wait-for';
 
-export type OrdersClient = Socket<ServerToClientEvents<OrderSnapshot>, ClientToServerEvents>;
+/** The order domain's events beside the envelope's, as a client of the order service sees them. */
+export type OrdersClient = Socket<
+  DomainSocketEvents & ServerToClientEvents<OrderSnapshot>,
+  ClientToServerEvents
+>;
 export type TransportName = 'websocket' | 'polling';
 
 /** Everything one client saw, in arrival order (acks included, to check ack-before-events). */

@@ -13,16 +13,15 @@ import { WsModule } from './transports/ws/ws.module';
 import { OrderTracing } from './tracing/order-tracing';
 import { TracingModule } from './tracing/tracing.module';
 import type { StreamDomain } from '@app/contracts';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
-import type { OrderStore } from '@app/store';
+import type { StreamStore } from '@app/store';
 import { servedDomain } from './domains/served-domains';
 
 export interface AppModuleOptions {
   readonly config: AppConfig;
   /** Replaces the embedded in-memory store (tests, the Redis store). */
-  readonly store?: OrderStore;
+  readonly store?: StreamStore;
   /** The domain the embedded store carries. @default the order domain */
-  readonly domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+  readonly domain?: StreamDomain;
 }
 
 /** Wires the libs and the transports; nothing here knows how any transport works. */

@@ -4,7 +4,7 @@ import { ValidationPipe, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OrderEventBus } from '@app/event-bus';
-import { type OrderStore } from '@app/store';
+import { type StreamStore } from '@app/store';
 import { OrderSimulator } from './simulator/simulator';
 import { AppModule } from './app.module';
 import type { OrderBus } from './bus/event-bus.module';
@@ -35,7 +35,7 @@ import { WebSocketUpgrades } from './transports/websocket/websocket-upgrades.ser
 
 export interface StartOptions {
   /** Replaces the embedded in-memory store (tests, the Redis store). */
-  readonly store?: OrderStore;
+  readonly store?: StreamStore;
 }
 
 export interface RunningApp {

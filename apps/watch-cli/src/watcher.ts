@@ -5,7 +5,6 @@ import {
   type GapItem,
   type WatchError,
 } from '@app/client/node';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain/order-events';
 import { kindOfItem, type DomainEvent, type StreamDomain } from '@app/contracts/stream-domain';
 import { nowUs, StreamEndReason } from '@app/contracts/stream-envelope';
 import { eventOf, isReset, isSkipped, type StreamItemOf } from '@app/contracts/stream-item';
@@ -125,9 +124,7 @@ export async function watch(
   const timer = setTimeout(() => giveUp.abort(), o.connectTimeoutMs);
   let lastFailure: WatchError | undefined;
   const w = watchOrder(o.streamId, {
-    // The client's types are still the order domain's (docs/adapting.md, "What is left");
-    // at run time it reads everything from the descriptor.
-    domain: domain as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
+    domain,
     transport: o.transport,
     baseUrl: o.url,
     after: o.after,

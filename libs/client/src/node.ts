@@ -1,3 +1,5 @@
+import { ORDER_DESCRIPTOR } from '@app/order-domain/order-descriptor';
+import { ORDER_DOMAIN } from '@app/order-domain/order-domain';
 import { BROWSER_CONNECTORS } from './browser-connectors';
 import { createOrderClient, type ClientOptions, type OrderClient } from './order-client';
 import { lazyGrpcConnector } from './transports/grpc-lazy';
@@ -6,6 +8,7 @@ import {
   websocketConnectorWith,
   type WebSocketClass,
 } from './transports/websocket';
+import { withDefaultDomain } from './transports/connector';
 import type { OrderWatch, WatchOptions } from './types';
 import { createWatch } from './watch-order';
 
@@ -21,10 +24,11 @@ const nodeWebSocket = (): Promise<WebSocketClass | undefined> =>
     () => platformWebSocket(),
   );
 
+/** As in the browser's, the order domain when the watch names none (gRPC: its proto codec too). */
 const NODE_CONNECTORS = {
   ...BROWSER_CONNECTORS,
-  websocket: websocketConnectorWith(nodeWebSocket),
-  grpc: lazyGrpcConnector,
+  websocket: withDefaultDomain(websocketConnectorWith(nodeWebSocket), ORDER_DESCRIPTOR),
+  grpc: withDefaultDomain(lazyGrpcConnector, ORDER_DOMAIN),
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { OrderEvent, OrderSnapshot, StreamItem } from '@app/order-domain/order-events';
+import type { StreamItem } from '@app/order-domain/order-events';
 import type { StreamDomain } from '@app/contracts/stream-domain';
 import type { WatchError } from './watch-error';
 
@@ -108,10 +108,12 @@ export interface WatchOptions {
    */
   readonly baseUrl: string;
   /**
-   * The domain of the service's events (their names and messages on each wire).
+   * The domain of the service's events (their names and messages on each wire): any
+   * domain, whose items the watch hands out under the order's item types (`WatchItem`,
+   * the library's public default) since they are only known at run time.
    * @default the order domain, the service's own
    */
-  readonly domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+  readonly domain?: StreamDomain;
   /** A bearer token. With `getToken`, the first one (else getToken() is asked first). */
   readonly token?: string;
   /**

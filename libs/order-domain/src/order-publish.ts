@@ -46,7 +46,7 @@ export interface TrackingCommand {
   readonly traceContext?: TraceContext;
 }
 
-/** The store side of a publish (`OrderStore.append`), all the order publish needs of it. */
+/** The store side of a publish (`StreamStore.append`), all the order publish needs of it. */
 export interface OrderAppender {
   append(
     draft: EventDraft<OrderEvent>,

@@ -54,7 +54,7 @@ export interface PayloadCommand extends AppendOptions {
   readonly bytes: number;
 }
 
-/** What `publishPayload` needs of a store (`OrderStore.append`, and `appendSync` if it has one). */
+/** What `publishPayload` needs of a store (`StreamStore.append`, and `appendSync` if it has one). */
 export interface PayloadAppender {
   append(draft: EventDraft, rule: AppendRule, options?: AppendOptions): Promise<DomainEvent>;
   appendSync?(draft: EventDraft, rule: AppendRule, options?: AppendOptions): DomainEvent;

@@ -2,7 +2,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import {
   resolveRedisStoreOptions,
-  type RedisStoreOptions,
+  type RedisConnectionOptions,
   type ResolvedRedisStoreOptions,
 } from './redis-store-options';
 
@@ -19,7 +19,7 @@ export const REDIS_QUIT_TIMEOUT_MS = 1_000;
  * outage to end. For the service's other shared state (stream tickets, connection counts,
  * rate limits), which must not queue behind the store's traffic nor hang on it.
  */
-export function createRedisClient(opts: RedisStoreOptions): {
+export function createRedisClient(opts: RedisConnectionOptions): {
   client: RedisClient;
   options: ResolvedRedisStoreOptions;
 } {

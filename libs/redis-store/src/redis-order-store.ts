@@ -9,18 +9,19 @@ import {
   type AppendOptions,
   type AppendRule,
   type DomainAppend,
+  type DomainEvent,
+  type DomainSnapshot,
   type EventDraft,
   type StreamDomain,
   type TraceContext,
 } from '@app/contracts';
-import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import {
   draftFields,
   EventFeed,
   eventOf,
-  OrderStore,
   replayOf,
   StoreResync,
+  StreamStore,
   TraceContexts,
   type OrderOwnership,
   type StoreHealth,
@@ -46,7 +47,7 @@ const OWN_FIELDS = new Set(['seq', 'updatedAtUs']);
 interface ScriptPublish {
   readonly orderId: string;
   readonly rule: AppendRule;
-  readonly draft: EventDraft<OrderEvent>;
+  readonly draft: EventDraft;
   readonly publishedAtUs: number;
   readonly jsonAfterSeq: string;
   readonly jsonTail: string;
@@ -85,16 +86,19 @@ type FeedState = 'down' | 'syncing' | 'live';
  * its hash (later appends cannot change it); the domain reads it back into the snapshot
  * (`DomainAppend.snapshotOf`), with the fields its rules set.
  */
-export class RedisOrderStore extends OrderStore {
-  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+export class RedisOrderStore<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> extends StreamStore<E, S> {
+  readonly domain: StreamDomain<E, S>;
   /** How the domain's events are appended and its snapshots read back. */
-  private readonly appending: DomainAppend<OrderEvent, OrderSnapshot>;
+  private readonly appending: DomainAppend<E, S>;
   /** One event per message from Redis: a feed with no allocation per value (EventFeed). */
-  private readonly published = new EventFeed<OrderEvent>();
+  private readonly published = new EventFeed<E>();
   /** The trace context each message carried beside its event (trace-message.ts). */
   private readonly traces = new TraceContexts();
   private readonly resyncs = new Subject<StoreResync>();
-  readonly events$: Observable<OrderEvent> = this.published.observable;
+  readonly events$: Observable<E> = this.published.observable;
   readonly resync$: Observable<StoreResync> = this.resyncs.asObservable();
 
   readonly options: ResolvedRedisStoreOptions;
@@ -119,9 +123,9 @@ export class RedisOrderStore extends OrderStore {
   private reportedDown = false;
   private readonly upWaiters = new Set<() => void>();
 
-  constructor(opts: RedisStoreOptions) {
+  constructor(opts: RedisStoreOptions<E, S>) {
     super();
-    this.domain = opts.domain ?? ORDER_DOMAIN;
+    this.domain = opts.domain;
     if (this.domain.append === undefined) {
       throw new TypeError(`the ${this.domain.name} domain cannot be appended to (no append)`);
     }
@@ -212,11 +216,7 @@ export class RedisOrderStore extends OrderStore {
     });
   }
 
-  async append(
-    draft: EventDraft<OrderEvent>,
-    rule: AppendRule,
-    options: AppendOptions = {},
-  ): Promise<OrderEvent> {
+  async append(draft: EventDraft<E>, rule: AppendRule, options: AppendOptions = {}): Promise<E> {
     const { orderId } = draft;
     const { ownerId, idempotencyKey, traceContext } = options;
     const publishedAtUs = nowUs();
@@ -249,7 +249,7 @@ export class RedisOrderStore extends OrderStore {
           publishedAtUs,
         );
       case 'replay': {
-        const original = JSON.parse(reply[1]) as OrderEvent;
+        const original = JSON.parse(reply[1]) as E;
         // The owner lives on the stream, not in the event: read only for a repeated create.
         const owner =
           original.seq === 1 && ownerId !== undefined
@@ -295,7 +295,7 @@ export class RedisOrderStore extends OrderStore {
     );
   }
 
-  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+  async getSnapshot(orderId: string): Promise<S | undefined> {
     const stored = await this.call(() => this.cmd.hgetall(this.keys.order(orderId)));
     if (stored.seq === undefined) return undefined;
     const phaseField = this.appending.phaseField;
@@ -325,7 +325,7 @@ export class RedisOrderStore extends OrderStore {
     return ownerId === null ? {} : { ownerId };
   }
 
-  async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
+  async readHistory(orderId: string, afterSeq: number): Promise<E[] | undefined> {
     const [lastSeq, firstSeq, list] = await this.run(
       READ_HISTORY_SCRIPT,
       [this.keys.order(orderId), this.keys.history(orderId)],
@@ -333,7 +333,7 @@ export class RedisOrderStore extends OrderStore {
     );
     if (afterSeq >= lastSeq) return [];
     if (afterSeq + 1 < firstSeq) return undefined;
-    return list.map((json) => JSON.parse(json) as OrderEvent);
+    return list.map((json) => JSON.parse(json) as E);
   }
 
   /**
@@ -401,9 +401,9 @@ export class RedisOrderStore extends OrderStore {
 
   private emit(message: string): void {
     const { json, context } = parseTraceMessage(message);
-    let event: OrderEvent;
+    let event: E;
     try {
-      event = JSON.parse(json) as OrderEvent;
+      event = JSON.parse(json) as E;
     } catch {
       this.logger.warn('ignoring a malformed message on an order channel');
       return;
@@ -412,7 +412,7 @@ export class RedisOrderStore extends OrderStore {
     this.published.next(event);
   }
 
-  override traceContextOf(event: OrderEvent): TraceContext | undefined {
+  override traceContextOf(event: E): TraceContext | undefined {
     return this.traces.get(event);
   }
 

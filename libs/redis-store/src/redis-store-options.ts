@@ -1,5 +1,4 @@
-import type { StreamDomain } from '@app/contracts';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
+import type { DomainEvent, DomainSnapshot, StreamDomain } from '@app/contracts';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '@app/store';
 
 /** @default 'os' prefix of every key and channel */
@@ -32,7 +31,7 @@ export const DEFAULT_REDIS_TERMINAL_RETENTION_MS = 300_000;
 export const DEFAULT_REDIS_IDLE_TTL_MS = 604_800_000;
 
 /** Where Redis is: one server (`url`) or a cluster (`clusterNodes`, which wins). */
-export interface RedisStoreOptions {
+export interface RedisConnectionOptions {
   /** `redis://[:password@]host:port[/db]` (or `rediss://` for TLS). */
   url?: string;
   /** Cluster seed nodes as `host:port`; when given, ioredis Cluster is used. */
@@ -57,8 +56,15 @@ export interface RedisStoreOptions {
   idleTtlMs?: number;
   /** How long a publish's idempotency key is remembered, in ms. @default 300_000 */
   idempotencyWindowMs?: number;
-  /** The domain of the events it keeps (it must have `append`). @default ORDER_DOMAIN */
-  domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+}
+
+/** The Redis store's options: where Redis is, and the domain of the events kept there. */
+export interface RedisStoreOptions<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> extends RedisConnectionOptions {
+  /** The domain of the events it keeps (it must have `append`): the store is typed by it. */
+  domain: StreamDomain<E, S>;
 }
 
 export interface ResolvedRedisStoreOptions {
@@ -76,7 +82,7 @@ export interface ResolvedRedisStoreOptions {
   readonly idempotencyWindowMs: number;
 }
 
-export function resolveRedisStoreOptions(opts: RedisStoreOptions): ResolvedRedisStoreOptions {
+export function resolveRedisStoreOptions(opts: RedisConnectionOptions): ResolvedRedisStoreOptions {
   const clusterNodes = (opts.clusterNodes ?? []).map(parseHostPort);
   if (opts.url === undefined && clusterNodes.length === 0) {
     throw new TypeError('the Redis store needs a url or cluster nodes');

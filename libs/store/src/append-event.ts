@@ -1,18 +1,17 @@
-import type { AppendRule, EventDraft } from '@app/contracts';
-import type { OrderEvent } from '@app/order-domain';
+import type { AppendRule, DomainEvent, EventDraft } from '@app/contracts';
 
 /**
  * The event `draft` makes, its fields in the order every store writes (see EventDraft;
  * the Redis store writes the same as JSON text).
  */
-export function eventOf(
-  draft: EventDraft<OrderEvent>,
+export function eventOf<E extends DomainEvent>(
+  draft: EventDraft<E>,
   seq: number,
   rule: AppendRule,
   phaseField: string,
   prior: string | undefined,
   publishedAtUs: number,
-): OrderEvent {
+): E {
   const event: Record<string, unknown> = { orderId: draft.orderId, seq };
   if (rule.phase !== undefined) event[phaseField] = rule.phase;
   if (prior !== undefined && rule.priorPhaseField !== undefined) {
@@ -25,12 +24,12 @@ export function eventOf(
     const value = fields[key];
     if (key !== 'orderId' && key !== phaseField && value !== undefined) event[key] = value;
   }
-  return event as unknown as OrderEvent;
+  return event as unknown as E;
 }
 
 /** The draft's fields the store does not write itself, in the draft's order. */
-export function draftFields(
-  draft: EventDraft<OrderEvent>,
+export function draftFields<E extends DomainEvent>(
+  draft: EventDraft<E>,
   phaseField: string,
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = {};

@@ -3,10 +3,10 @@ import {
   assertMaxBytes,
   stringBytes,
   valueBytes,
+  type DomainEvent,
   type MemoryBounded,
   type MemoryUse,
 } from '@app/contracts';
-import { type OrderEvent } from '@app/order-domain';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from './publish-replay';
 
 /**
@@ -38,8 +38,8 @@ export interface IdempotencyCacheOptions {
   now?: () => number;
 }
 
-interface Entry {
-  readonly event: OrderEvent;
+interface Entry<E extends DomainEvent> {
+  readonly event: E;
   readonly expiresAtMs: number;
 }
 
@@ -51,8 +51,8 @@ interface Entry {
  * Expired keys are dropped from the least recently used end as new ones arrive (amortized
  * O(1), no timer per key), so an idle window costs little for long.
  */
-export class IdempotencyCache implements MemoryBounded {
-  private readonly entries: LRUCache<string, Entry>;
+export class IdempotencyCache<E extends DomainEvent = DomainEvent> implements MemoryBounded {
+  private readonly entries: LRUCache<string, Entry<E>>;
   private readonly now: () => number;
   private evictions = 0;
   readonly windowMs: number;
@@ -66,7 +66,7 @@ export class IdempotencyCache implements MemoryBounded {
       throw new TypeError('idempotency windowMs must be an integer >= 1');
     }
     assertMaxBytes('idempotency', this.maxBytes);
-    this.entries = new LRUCache<string, Entry>({
+    this.entries = new LRUCache<string, Entry<E>>({
       maxSize: this.maxBytes,
       sizeCalculation: (entry, key) => idempotencyEntryBytes(key, entry.event),
       dispose: (_entry, _key, reason) => {
@@ -80,12 +80,12 @@ export class IdempotencyCache implements MemoryBounded {
   }
 
   /** The event remembered for `key` of `orderId`, while its window lasts. */
-  get(orderId: string, key: string): OrderEvent | undefined {
+  get(orderId: string, key: string): E | undefined {
     const entry = this.entries.get(entryKey(orderId, key));
     return entry && entry.expiresAtMs > this.now() ? entry.event : undefined;
   }
 
-  remember(key: string, event: OrderEvent): void {
+  remember(key: string, event: E): void {
     const now = this.now();
     this.sweep(now);
     this.entries.set(entryKey(event.orderId, key), { event, expiresAtMs: now + this.windowMs });
@@ -123,7 +123,7 @@ export class IdempotencyCache implements MemoryBounded {
  * Estimated bytes one remembered key costs: the joined key, the entry and its event, the
  * LRU's slot.
  */
-export function idempotencyEntryBytes(entryKey: string, event: OrderEvent): number {
+export function idempotencyEntryBytes<E extends DomainEvent>(entryKey: string, event: E): number {
   return (
     IDEMPOTENCY_ENTRY_OVERHEAD_BYTES +
     stringBytes(entryKey) +

@@ -1,16 +1,23 @@
 import { ErrorCode, GatewayError } from '@app/contracts';
-import { OrderStatus, publishStatus, publishStatusSync, type OrderEvent } from '@app/order-domain';
-import { InMemoryOrderStore } from './in-memory-order-store';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  publishStatusSync,
+  type OrderEvent,
+  type OrderSnapshot,
+} from '@app/order-domain';
+import { InMemoryOrderStore, type InMemoryOrderStoreOptions } from './in-memory-order-store';
 import { isReplay } from './publish-replay';
 
 const { Created, Paid, Packed, Shipped } = OrderStatus;
 
 describe('InMemoryOrderStore idempotent publish', () => {
-  let store: InMemoryOrderStore;
+  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
   let seen: OrderEvent[];
 
-  const open = (opts: ConstructorParameters<typeof InMemoryOrderStore>[0] = {}) => {
-    store = new InMemoryOrderStore(opts);
+  const open = (opts: Omit<InMemoryOrderStoreOptions, 'domain'> = {}) => {
+    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN, ...opts });
     seen = [];
     store.events$.subscribe((e) => seen.push(e));
     publishStatusSync(store, { orderId: 'a', status: Created });

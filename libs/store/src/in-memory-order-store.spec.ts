@@ -1,15 +1,22 @@
 import { ErrorCode, GatewayError } from '@app/contracts';
-import { OrderStatus, publishStatus, publishStatusSync, type OrderEvent } from '@app/order-domain';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  publishStatusSync,
+  type OrderEvent,
+  type OrderSnapshot,
+} from '@app/order-domain';
 import { InMemoryOrderStore } from './in-memory-order-store';
 import { OrderState } from '@app/event-bus/order-state';
 import { describeEventModel } from './testing/event-model.store-spec';
 
 describe('InMemoryOrderStore', () => {
-  let store: InMemoryOrderStore;
+  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
   let seen: OrderEvent[];
 
   beforeEach(() => {
-    store = new InMemoryOrderStore();
+    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
     seen = [];
     store.events$.subscribe((e) => seen.push(e));
   });
@@ -50,7 +57,7 @@ describe('InMemoryOrderStore', () => {
   });
 
   it('keeps each order its last historySize events for resumes', async () => {
-    const small = new InMemoryOrderStore({ historySize: 2 });
+    const small = new InMemoryOrderStore({ domain: ORDER_DOMAIN, historySize: 2 });
     const a1 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Created });
     const a2 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Paid });
     const a3 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Packed });
@@ -97,7 +104,7 @@ describe('InMemoryOrderStore', () => {
     afterEach(() => jest.useRealTimers());
 
     it('forgets a terminal order after terminalRetentionMs; live orders stay', () => {
-      const s = new InMemoryOrderStore({ terminalRetentionMs: 1_000 });
+      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
       try {
         publishStatusSync(s, { orderId: 'done', status: OrderStatus.Created });
         publishStatusSync(s, { orderId: 'done', status: OrderStatus.Cancelled });
@@ -116,7 +123,7 @@ describe('InMemoryOrderStore', () => {
     });
 
     it('close() cancels pending forgets and completes the event stream', () => {
-      const s = new InMemoryOrderStore({ terminalRetentionMs: 1_000 });
+      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
       let completed = false;
       s.events$.subscribe({ complete: () => (completed = true) });
       publishStatusSync(s, { orderId: 'done', status: OrderStatus.Created });
@@ -129,7 +136,7 @@ describe('InMemoryOrderStore', () => {
 
   describe('event model', () => {
     describeEventModel(async () => {
-      const s = new InMemoryOrderStore();
+      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
       const events: OrderEvent[] = [];
       s.events$.subscribe((e) => events.push(e));
       return { store: s, seen: events, settle: async () => {}, close: async () => s.close() };

@@ -4,18 +4,18 @@ import {
   type AppendOptions,
   type AppendRule,
   type DomainAppend,
+  type DomainEvent,
+  type DomainSnapshot,
   type EventDraft,
   type MemoryUse,
   type StreamDomain,
   type TraceContext,
 } from '@app/contracts';
-import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from '@app/event-bus/bus-options';
 import { EventFeed } from './event-feed';
 import { IdempotencyCache } from './idempotency-cache';
 import { OrderState } from '@app/event-bus/order-state';
-import { OrderStore } from './order-store';
-import type { OrderOwnership } from './stream-store';
+import { StreamStore, type OrderOwnership } from './stream-store';
 import { eventOf } from './append-event';
 import { replayOf } from './publish-replay';
 import { TraceContexts } from './trace-context';
@@ -24,9 +24,12 @@ import { ReplayRing } from '@app/event-bus/replay-ring';
 /** @default 300_000 ms a finished order stays readable before it is forgotten */
 export const DEFAULT_TERMINAL_RETENTION_MS = 300_000;
 
-export interface InMemoryOrderStoreOptions {
-  /** The domain of the events it keeps (it must have `append`). @default ORDER_DOMAIN */
-  domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+export interface InMemoryOrderStoreOptions<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> {
+  /** The domain of the events it keeps (it must have `append`): the store is typed by it. */
+  domain: StreamDomain<E, S>;
   /** How long a delivered/cancelled order stays known. @default 300_000 */
   terminalRetentionMs?: number;
   /** Events kept per order for resume. @default DEFAULT_RING_SIZE (256) */
@@ -48,27 +51,30 @@ export interface InMemoryOrderStoreOptions {
  * the bus has let go of an order nobody follows), so memory grows with live orders, and
  * finished orders are forgotten after `terminalRetentionMs`.
  */
-export class InMemoryOrderStore extends OrderStore {
-  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+export class InMemoryOrderStore<
+  E extends DomainEvent = DomainEvent,
+  S extends DomainSnapshot = DomainSnapshot,
+> extends StreamStore<E, S> {
+  readonly domain: StreamDomain<E, S>;
   /** How the domain's events are appended (its rules come with each append). */
-  private readonly appending: DomainAppend<OrderEvent, OrderSnapshot>;
+  private readonly appending: DomainAppend<E, S>;
   /** Each order's state; its snapshot is built when read (OrderState), not per event. */
-  private readonly states = new Map<string, OrderState<OrderEvent, OrderSnapshot>>();
+  private readonly states = new Map<string, OrderState<E, S>>();
   /** Each stream's phase, as the rules of its events set it (`AppendRule.phase`). */
   private readonly phases = new Map<string, string>();
-  private readonly history = new Map<string, ReplayRing<OrderEvent>>();
+  private readonly history = new Map<string, ReplayRing<E>>();
   private readonly historySize: number;
   private readonly historyMaxAgeMs: number;
-  private readonly published = new EventFeed<OrderEvent>();
+  private readonly published = new EventFeed<E>();
   private readonly forgetTimers = new Set<NodeJS.Timeout>();
   private readonly terminalRetentionMs: number;
-  private readonly idempotency: IdempotencyCache;
+  private readonly idempotency: IdempotencyCache<E>;
   private readonly traces = new TraceContexts();
-  readonly events$: Observable<OrderEvent> = this.published.observable;
+  readonly events$: Observable<E> = this.published.observable;
 
-  constructor(opts: InMemoryOrderStoreOptions = {}) {
+  constructor(opts: InMemoryOrderStoreOptions<E, S>) {
     super();
-    this.domain = opts.domain ?? ORDER_DOMAIN;
+    this.domain = opts.domain;
     if (this.domain.append === undefined) {
       throw new TypeError(`the ${this.domain.name} domain cannot be appended to (no append)`);
     }
@@ -76,26 +82,18 @@ export class InMemoryOrderStore extends OrderStore {
     this.terminalRetentionMs = opts.terminalRetentionMs ?? DEFAULT_TERMINAL_RETENTION_MS;
     this.historySize = opts.historySize ?? DEFAULT_RING_SIZE;
     this.historyMaxAgeMs = opts.historyMaxAgeMs ?? DEFAULT_RING_MAX_AGE_MS;
-    this.idempotency = new IdempotencyCache({
+    this.idempotency = new IdempotencyCache<E>({
       windowMs: opts.idempotencyWindowMs,
       maxBytes: opts.idempotencyMaxBytes,
     });
   }
 
-  async append(
-    draft: EventDraft<OrderEvent>,
-    rule: AppendRule,
-    options?: AppendOptions,
-  ): Promise<OrderEvent> {
+  async append(draft: EventDraft<E>, rule: AppendRule, options?: AppendOptions): Promise<E> {
     return this.appendSync(draft, rule, options);
   }
 
   /** Synchronous append for the in-process simulator (no promise per event). */
-  appendSync(
-    draft: EventDraft<OrderEvent>,
-    rule: AppendRule,
-    options: AppendOptions = {},
-  ): OrderEvent {
+  appendSync(draft: EventDraft<E>, rule: AppendRule, options: AppendOptions = {}): E {
     const { orderId } = draft;
     const { ownerId, idempotencyKey, traceContext } = options;
     const current = this.states.get(orderId);
@@ -131,7 +129,7 @@ export class InMemoryOrderStore extends OrderStore {
    * `ownerId` is taken when the order is first known: the owner is fixed at creation and
    * carried over on every later event.
    */
-  private record(event: OrderEvent, ownerId: string | undefined, idempotencyKey?: string): void {
+  private record(event: E, ownerId: string | undefined, idempotencyKey?: string): void {
     let state = this.states.get(event.orderId);
     if (state === undefined) {
       state = new OrderState(this.domain, undefined, ownerId);
@@ -142,15 +140,15 @@ export class InMemoryOrderStore extends OrderStore {
     if (idempotencyKey !== undefined) this.idempotency.remember(idempotencyKey, event);
   }
 
-  override traceContextOf(event: OrderEvent): TraceContext | undefined {
+  override traceContextOf(event: E): TraceContext | undefined {
     return this.traces.get(event);
   }
 
-  async getSnapshot(orderId: string): Promise<OrderSnapshot | undefined> {
+  async getSnapshot(orderId: string): Promise<S | undefined> {
     return this.states.get(orderId)?.snapshot();
   }
 
-  getSnapshotSync(orderId: string): OrderSnapshot | undefined {
+  getSnapshotSync(orderId: string): S | undefined {
     return this.states.get(orderId)?.snapshot();
   }
 
@@ -159,7 +157,7 @@ export class InMemoryOrderStore extends OrderStore {
     return this.states.get(orderId);
   }
 
-  async readHistory(orderId: string, afterSeq: number): Promise<OrderEvent[] | undefined> {
+  async readHistory(orderId: string, afterSeq: number): Promise<E[] | undefined> {
     return this.history.get(orderId)?.after(afterSeq, nowUs());
   }
 
@@ -178,10 +176,10 @@ export class InMemoryOrderStore extends OrderStore {
     this.published.complete();
   }
 
-  private historyOf(orderId: string): ReplayRing<OrderEvent> {
+  private historyOf(orderId: string): ReplayRing<E> {
     let ring = this.history.get(orderId);
     if (ring === undefined) {
-      ring = new ReplayRing<OrderEvent>(this.historySize, this.historyMaxAgeMs);
+      ring = new ReplayRing<E>(this.historySize, this.historyMaxAgeMs);
       this.history.set(orderId, ring);
     }
     return ring;

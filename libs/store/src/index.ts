@@ -1,5 +1,4 @@
 export * from './stream-store';
-export * from './order-store';
 export * from './event-feed';
 export * from './in-memory-order-store';
 export * from './publish-replay';

@@ -40,8 +40,9 @@ export interface OrderOwnership {
  * assigned atomically under the domain's rule), the feed of every published event
  * (`events$`), each stream's snapshot and history, and the routing of a shared store.
  * The bus feeds from it and never publishes; publishing is the domain's API on top of
- * `append` (`publishStatus` for the order domain, `publishPayload` for the payload one). A DI token too: the engine's parts that
- * only read (authorization, readiness) inject it rather than the domain's store.
+ * `append` (`publishStatus` for the order domain, `publishPayload` for the payload one).
+ * The service's DI token too: the engine's parts inject it as it is, a domain's module
+ * under its own type arguments (a class token carries none).
  */
 export abstract class StreamStore<
   E extends DomainEvent = DomainEvent,

@@ -5,14 +5,11 @@ import {
 } from '../../../apps/order-status/src/simulator/simulator';
 import { steadyTracking } from '../../../apps/order-status/src/simulator/simulator-plan';
 import { PayloadSimulator } from '../../../apps/order-status/src/payload/payload-simulator';
-import type { StreamDomain } from '../../../libs/contracts/src';
-import type { OrderEvent, OrderSnapshot } from '../../../libs/order-domain/src';
+import { ORDER_DOMAIN } from '../../../libs/order-domain/src';
 import { PAYLOAD_DOMAIN, publishPayload } from '../../../libs/payload-domain/src';
 import { nameOf } from './bare-api';
 import { bareSteadyTracking, isTracking, OrderLog, type BareSchedule } from './order-log';
 
-/** The payload domain as the service's store takes it (its types are still the order's). */
-const PAYLOAD = PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>;
 const ORDER_EVENTS: BareSchedule = { domain: 'order' };
 
 describe('bare order log', () => {
@@ -50,7 +47,7 @@ describe('bare order log', () => {
   });
 
   it('writes payload events as the payload domain does, so bytes per event compare', async () => {
-    const store = new InMemoryOrderStore({ domain: PAYLOAD });
+    const store = new InMemoryOrderStore({ domain: PAYLOAD_DOMAIN });
     const served = await publishPayload(store, { orderId: 'lt-1', bytes: 40 });
     store.close();
     const log = new OrderLog();
@@ -77,14 +74,20 @@ describe('bare order log', () => {
       domain: BareSchedule['domain'] = 'order',
     ) {
       const payloads = domain === 'payload';
-      const store = new InMemoryOrderStore(payloads ? { domain: PAYLOAD } : {});
-      const sim = payloads ? new PayloadSimulator(store) : new OrderSimulator(store);
-      const simIds: string[] = [];
-      if (sim instanceof PayloadSimulator) {
-        await sim.prepare({ orders, ratePerOrder, payloadBytes: 8, prefix: 'lt' });
+      let store: Pick<InMemoryOrderStore, 'events$' | 'close'>;
+      let sim: PayloadSimulator | OrderSimulator;
+      if (payloads) {
+        const payloadStore = new InMemoryOrderStore({ domain: PAYLOAD_DOMAIN });
+        const payloadSim = new PayloadSimulator(payloadStore);
+        await payloadSim.prepare({ orders, ratePerOrder, payloadBytes: 8, prefix: 'lt' });
+        [store, sim] = [payloadStore, payloadSim];
       } else {
-        await sim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
+        const orderStore = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+        const orderSim = new OrderSimulator(orderStore);
+        await orderSim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
+        [store, sim] = [orderStore, orderSim];
       }
+      const simIds: string[] = [];
       store.events$.subscribe((e) => simIds.push(e.orderId));
       const log = new OrderLog();
       log.prepare(

@@ -16,7 +16,7 @@ import {
   testClaims,
 } from '../../../../libs/auth/src/testing/token-fixtures';
 import { ErrorCode } from '@app/contracts';
-import type { OrderStore } from '@app/store';
+import type { StreamStore } from '@app/store';
 import type { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../ops/metrics.service';
 import { RequireScopes, StreamCredentials } from './auth.decorators';
@@ -56,7 +56,7 @@ describe('HttpAuthGuard', () => {
       auth: { cookieName: 'session' },
       benchmark: { auth: true },
     } as AppConfig;
-    auth = new AuthService(verifier, {} as OrderStore, {} as ConnectionLimiter, metrics, config);
+    auth = new AuthService(verifier, {} as StreamStore, {} as ConnectionLimiter, metrics, config);
     guard = new HttpAuthGuard(new Reflector(), auth, new InMemoryStreamTicketStore(), config);
   });
 

@@ -1,9 +1,15 @@
 import { Test } from '@nestjs/testing';
 import { StreamEndReason } from '@app/contracts';
-import { OrderStatus, publishStatus } from '@app/order-domain';
+import {
+  ORDER_DOMAIN,
+  OrderStatus,
+  publishStatus,
+  type OrderEvent,
+  type OrderSnapshot,
+} from '@app/order-domain';
 import { OrderEventBus } from '@app/event-bus';
 import { EventBusModule } from './event-bus.module';
-import { InMemoryOrderStore, OrderStore } from '@app/store';
+import { InMemoryOrderStore, StreamStore } from '@app/store';
 import { OrderSimulator } from '../simulator/simulator';
 import { RecordingSink } from '@app/event-bus/testing/bus-fixtures';
 
@@ -13,7 +19,7 @@ describe('EventBusModule', () => {
       imports: [EventBusModule.forRootAsync({ useFactory: () => ({ queueCapacity: 8 }) })],
     }).compile();
     const app = await moduleRef.init();
-    const store = app.get(OrderStore);
+    const store = app.get<StreamStore<OrderEvent, OrderSnapshot>>(StreamStore);
     const bus = app.get(OrderEventBus);
     expect(store).toBeInstanceOf(InMemoryOrderStore);
     expect(app.get(OrderSimulator)).toBeInstanceOf(OrderSimulator);
@@ -29,11 +35,11 @@ describe('EventBusModule', () => {
   });
 
   it('uses the store the options provide', async () => {
-    const store = new InMemoryOrderStore();
+    const store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
     const moduleRef = await Test.createTestingModule({
       imports: [EventBusModule.forRootAsync({ useFactory: () => ({ store }) })],
     }).compile();
-    expect(moduleRef.get(OrderStore)).toBe(store);
+    expect(moduleRef.get(StreamStore)).toBe(store);
     await moduleRef.close();
   });
 });

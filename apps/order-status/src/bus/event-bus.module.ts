@@ -7,11 +7,11 @@ import {
   type OnModuleInit,
   type Provider,
 } from '@nestjs/common';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
+import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import type { EventBusOptions } from '@app/event-bus';
 import { OrderEventBus } from '@app/event-bus';
 import type { StreamDomain } from '@app/contracts';
-import { InMemoryOrderStore, OrderStore, StreamStore } from '@app/store';
+import { InMemoryOrderStore, StreamStore } from '@app/store';
 import { OrderSimulator } from '../simulator/simulator';
 import type { OrderTracing } from '../tracing/order-tracing';
 
@@ -26,9 +26,9 @@ export type OrderBus = OrderEventBus<OrderEvent, OrderSnapshot>;
 
 export interface EventBusModuleOptions extends EventBusOptions {
   /** The store; the embedded in-memory store when omitted. */
-  store?: OrderStore;
+  store?: StreamStore;
   /** The embedded store's domain. @default the order domain */
-  domain?: StreamDomain<OrderEvent, OrderSnapshot>;
+  domain?: StreamDomain;
   /** The embedded store's idempotency window, in ms. @default 300_000 */
   idempotencyWindowMs?: number;
   /** The embedded store's idempotency keys, in estimated bytes. @default 33_554_432 */
@@ -49,7 +49,7 @@ class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(OrderEventBus) private readonly bus: OrderEventBus,
     @Inject(OrderSimulator) private readonly simulator: OrderSimulator,
-    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(StreamStore) private readonly store: StreamStore,
   ) {}
 
   onModuleInit(): void {
@@ -65,7 +65,10 @@ class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /**
  * Provides the store, the bus and the simulator to the whole application (global), each
- * under its class as DI token so transports depend on the abstraction only.
+ * under its class as DI token so transports depend on the abstraction only. The store's
+ * token is the engine's `StreamStore`: the service carries one domain (STREAM_DOMAIN),
+ * and Nest keys providers by class, which erases type arguments, so a domain's module
+ * injects it under its own (`StreamStore<OrderEvent, OrderSnapshot>` in the order module).
  */
 @Module({})
 export class EventBusModule {
@@ -73,11 +76,11 @@ export class EventBusModule {
     const providers: Provider[] = [
       { provide: EVENT_BUS_OPTIONS, useFactory: opts.useFactory, inject: opts.inject ?? [] },
       {
-        provide: OrderStore,
-        useFactory: (o: EventBusModuleOptions) =>
+        provide: StreamStore,
+        useFactory: (o: EventBusModuleOptions): StreamStore =>
           o.store ??
           new InMemoryOrderStore({
-            domain: o.domain,
+            domain: o.domain ?? ORDER_DOMAIN,
             historySize: o.ringSize,
             historyMaxAgeMs: o.ringMaxAgeMs,
             idempotencyWindowMs: o.idempotencyWindowMs,
@@ -85,18 +88,17 @@ export class EventBusModule {
           }),
         inject: [EVENT_BUS_OPTIONS],
       },
-      // The same store, as the engine's read side.
-      { provide: StreamStore, useExisting: OrderStore },
       {
         provide: OrderEventBus,
-        useFactory: (store: OrderStore, o: EventBusModuleOptions) => new OrderEventBus(store, o),
-        inject: [OrderStore, EVENT_BUS_OPTIONS],
+        useFactory: (store: StreamStore, o: EventBusModuleOptions) => new OrderEventBus(store, o),
+        inject: [StreamStore, EVENT_BUS_OPTIONS],
       },
       {
         provide: OrderSimulator,
-        useFactory: (store: OrderStore, o: EventBusModuleOptions) =>
+        // It publishes order events; started only when the service carries the order domain.
+        useFactory: (store: StreamStore<OrderEvent, OrderSnapshot>, o: EventBusModuleOptions) =>
           new OrderSimulator(store, o.simulatorTracing),
-        inject: [OrderStore, EVENT_BUS_OPTIONS],
+        inject: [StreamStore, EVENT_BUS_OPTIONS],
       },
       EventBusLifecycle,
     ];
@@ -105,7 +107,7 @@ export class EventBusModule {
       global: true,
       imports: opts.imports ?? [],
       providers,
-      exports: [OrderStore, StreamStore, OrderEventBus, OrderSimulator],
+      exports: [StreamStore, OrderEventBus, OrderSimulator],
     };
   }
 }

@@ -173,7 +173,7 @@ export interface ${type}Command extends AppendOptions {
   readonly note: string;
 }
 
-/** What publish${type} needs of a store (\`OrderStore.append\`). */
+/** What publish${type} needs of a store (\`StreamStore.append\`). */
 export interface ${type}Appender {
   append(draft: EventDraft, rule: AppendRule, options?: AppendOptions): Promise<DomainEvent>;
 }
@@ -207,7 +207,7 @@ import { IsIn, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
 import { MAX_${constant}_NOTE_LENGTH, publish${type}, type ${type}Event } from '@app/${name}-domain';
-import { isReplay, OrderStore } from '@app/store';
+import { isReplay, StreamStore } from '@app/store';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { OrderIdPipe } from '../orders/order-id.pipe';
 import { OrderPublisher } from '../orders/order-publisher';
@@ -234,7 +234,7 @@ export class Publish${type}Dto {
 export class ${type}Controller {
   constructor(
     @Inject(OrderPublisher) private readonly publisher: OrderPublisher,
-    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(StreamStore) private readonly store: StreamStore,
   ) {}
 
   /** Publishes a change on the stream (\`open\` creates it); 201. */

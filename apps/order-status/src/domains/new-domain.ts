@@ -43,7 +43,7 @@ function registrations(n: DomainNames): Record<string, (text: string) => string>
         `import { ${type}Module } from '../${name}/${name}.module';\n`;
       const entry =
         `  ${name}: {\n` +
-        `    domain: ${constant}_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>,\n` +
+        `    domain: ${constant}_DOMAIN,\n` +
         `    publishing: () => [${type}Module],\n` +
         `    simulated: false,\n` +
         `  },\n`;

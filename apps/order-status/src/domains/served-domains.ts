@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { StreamDomain } from '@app/contracts';
-import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
+import { ORDER_DOMAIN } from '@app/order-domain';
 import { PAYLOAD_DOMAIN } from '@app/payload-domain';
 import { OrderPublishGrpcModule } from '../orders/order-publish-grpc.module';
 import { OrdersModule } from '../orders/orders.module';
@@ -10,11 +10,10 @@ import type { StreamDomainName } from '../config/benchmark-config';
 /** What the app's wiring asks of a domain the service can carry. */
 export interface ServedDomain {
   /**
-   * Its descriptor. The engine's types are still the order domain's (docs/adapting.md,
-   * "What is left"): at run time the stores, the bus and the transports read everything
-   * they need from the descriptor, so another domain is handed over under those types.
+   * Its descriptor, under the engine's base types: the stores, the bus and the transports
+   * are generic over the domain and read everything they need from it at run time.
    */
-  readonly domain: StreamDomain<OrderEvent, OrderSnapshot>;
+  readonly domain: StreamDomain;
   /** The Nest modules of its publish API (routes, gRPC calls). */
   readonly publishing: (opts: { readonly adminEnabled: boolean }) => (Type | DynamicModule)[];
   /** Whether the demo simulator moves its streams (it publishes order events). */
@@ -35,7 +34,7 @@ export const SERVED_DOMAINS = {
     simulated: true,
   },
   payload: {
-    domain: PAYLOAD_DOMAIN as unknown as StreamDomain<OrderEvent, OrderSnapshot>,
+    domain: PAYLOAD_DOMAIN,
     publishing: ({ adminEnabled }) => [PayloadModule.register({ adminEnabled })],
     simulated: false,
   },

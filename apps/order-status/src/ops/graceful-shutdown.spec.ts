@@ -1,4 +1,5 @@
 import { OrderEventBus } from '@app/event-bus';
+import { ORDER_DOMAIN } from '@app/order-domain';
 import { InMemoryOrderStore } from '@app/store';
 import type { AuthState } from '../auth/auth-state';
 import { CLOSE_GRACE_MS, gracefulShutdown } from './graceful-shutdown';
@@ -13,7 +14,7 @@ describe('gracefulShutdown', () => {
 
   /** Runs the shutdown with a connection that never leaves; returns when each step ran. */
   async function withStuckConnection(drainMs: number) {
-    const store = new InMemoryOrderStore();
+    const store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
     const bus = new OrderEventBus(store);
     const readiness = new Readiness(store, AUTH_STATE);
     readiness.markReady();

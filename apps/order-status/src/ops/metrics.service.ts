@@ -2,7 +2,7 @@ import { getHeapStatistics } from 'node:v8';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { OVERFLOW_POLICIES, OrderEventBus } from '@app/event-bus';
-import { OrderStore } from '@app/store';
+import { StreamStore } from '@app/store';
 import { ResetReason } from '@app/contracts';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -45,7 +45,7 @@ export class MetricsService implements OnModuleDestroy {
 
   constructor(
     @Inject(OrderEventBus) bus: OrderEventBus,
-    @Inject(OrderStore) store: OrderStore,
+    @Inject(StreamStore) store: StreamStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     // What serving pays for metrics, turned off together by BENCHMARK_LAYERS_OFF=metrics.
@@ -228,7 +228,7 @@ export class MetricsService implements OnModuleDestroy {
 }
 
 /** `memory`, `redis`, ...: from the store's class name, so no store has to declare it. */
-function storeBackend(store: OrderStore): string {
+function storeBackend(store: StreamStore): string {
   const name = store.constructor.name.replace(/OrderStore$/, '').replace(/Store$/, '');
   return name === 'InMemory' ? 'memory' : name.toLowerCase() || 'unknown';
 }

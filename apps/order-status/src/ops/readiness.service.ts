@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { OrderStore } from '@app/store';
+import { StreamStore } from '@app/store';
 import { AUTH_STATE, type AuthState } from '../auth/auth-state';
 
 /** Where the instance is in its life: only `ready` takes traffic. */
@@ -37,7 +37,7 @@ export class Readiness implements OnModuleDestroy {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(StreamStore) private readonly store: StreamStore,
     @Inject(AUTH_STATE) private readonly authState: AuthState,
   ) {}
 

@@ -9,6 +9,7 @@ import {
 import {
   publishStatus,
   publishTracking,
+  type OrderEvent,
   type OrderSnapshot,
   type OrderStatusChanged,
   type PublishCommand,
@@ -16,7 +17,7 @@ import {
   type TrackingUpdated,
 } from '@app/order-domain';
 import { OrderEventBus } from '@app/event-bus';
-import { OrderStore } from '@app/store';
+import { StreamStore } from '@app/store';
 import { AuthService } from '../auth/auth.service';
 import type { OrderBus } from '../bus/event-bus.module';
 import { PublishRateLimiter } from '../auth/publish-rate.limiter';
@@ -56,7 +57,7 @@ export type TrackingChange = Omit<TrackingCommand, 'idempotencyKey'>;
 @Injectable()
 export class OrderPublisher {
   constructor(
-    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(StreamStore) private readonly store: StreamStore<OrderEvent, OrderSnapshot>,
     @Inject(OrderEventBus) private readonly bus: OrderBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,

@@ -1,6 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { publishPayload, publishPayloadSync } from '@app/payload-domain';
-import { OrderStore } from '@app/store';
+import {
+  publishPayload,
+  publishPayloadSync,
+  type PayloadEvent,
+  type PayloadSnapshot,
+} from '@app/payload-domain';
+import { StreamStore } from '@app/store';
 import { DEFAULT_SIMULATOR_CUSTOMERS, simulatedOwner } from '../simulator/simulator';
 import { SimulatorClock, type SimulatorState } from '../simulator/simulator-clock';
 
@@ -39,7 +44,9 @@ export class PayloadSimulator extends SimulatorClock implements OnApplicationShu
   private ids: string[] = [];
   private cursor = 0;
 
-  constructor(@Inject(OrderStore) private readonly store: OrderStore) {
+  constructor(
+    @Inject(StreamStore) private readonly store: StreamStore<PayloadEvent, PayloadSnapshot>,
+  ) {
     super();
   }
 

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ownerForNewOrder, Scope, type Principal } from '@app/auth';
 import { publishPayload, type PayloadEvent, type PayloadSnapshot } from '@app/payload-domain';
-import { isReplay, OrderStore } from '@app/store';
+import { isReplay, StreamStore } from '@app/store';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { OrderIdPipe } from '../orders/order-id.pipe';
 import { OrderPublisher } from '../orders/order-publisher';
@@ -22,7 +22,7 @@ import { PublishPayloadDto } from './publish-payload.dto';
 export class PayloadController {
   constructor(
     @Inject(OrderPublisher) private readonly publisher: OrderPublisher,
-    @Inject(OrderStore) private readonly store: OrderStore,
+    @Inject(StreamStore) private readonly store: StreamStore<PayloadEvent, PayloadSnapshot>,
   ) {}
 
   /** The stream's position (its owner's, or `orders:read:any`): how a run reads its last seq. */

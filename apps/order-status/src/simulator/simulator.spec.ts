@@ -1,10 +1,12 @@
 import {
+  ORDER_DOMAIN,
   acceptsTracking,
   canTransition,
   isTerminalStatus,
   isTrackingUpdate,
   OrderStatus,
   type OrderEvent,
+  type OrderSnapshot,
   type OrderStatusChanged,
 } from '@app/order-domain';
 import { InMemoryOrderStore } from '@app/store';
@@ -12,12 +14,12 @@ import { OrderSimulator, SIMULATOR_TICK_MS } from './simulator';
 import { waitFor } from '@app/event-bus/testing/bus-fixtures';
 
 describe('OrderSimulator', () => {
-  let store: InMemoryOrderStore;
+  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
   let sim: OrderSimulator;
   let events: OrderEvent[];
 
   beforeEach(() => {
-    store = new InMemoryOrderStore();
+    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
     sim = new OrderSimulator(store);
     events = [];
     store.events$.subscribe((e) => events.push(e));

@@ -6,11 +6,12 @@ import {
   publishTracking,
   publishTrackingSync,
   type OrderEvent,
+  type OrderSnapshot,
   type PublishCommand,
   type Tracking,
   type TrackingCommand,
 } from '@app/order-domain';
-import type { OrderStore } from '@app/store';
+import type { StreamStore } from '@app/store';
 import type { OrderTracing } from '../tracing/order-tracing';
 import { MAX_IN_FLIGHT, SimulatorClock, type SimulatorState } from './simulator-clock';
 import {
@@ -122,7 +123,7 @@ export class OrderSimulator extends SimulatorClock {
   private cursor = 0;
 
   constructor(
-    private readonly store: OrderStore,
+    private readonly store: StreamStore<OrderEvent, OrderSnapshot>,
     /** With tracing on: each synchronous publish is a root `publish` span (sampled). */
     private readonly tracing?: OrderTracing,
   ) {

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { StreamDomain } from '@app/contracts';
-import type { OrderEvent, OrderSnapshot } from '@app/order-domain';
-import type { OrderStore } from '@app/store';
+import type { StreamStore } from '@app/store';
 import type { RedisConfig } from '../config/app-config';
 
 /**
@@ -12,8 +11,8 @@ import type { RedisConfig } from '../config/app-config';
  */
 export async function createOrderStore(
   redis: RedisConfig | undefined,
-  domain: StreamDomain<OrderEvent, OrderSnapshot>,
-): Promise<OrderStore | undefined> {
+  domain: StreamDomain,
+): Promise<StreamStore | undefined> {
   if (redis === undefined) return undefined;
   // Loaded only with Redis: ioredis costs 3-6 % of start-up CPU, for nothing with the
   // embedded store. require(), not import(): TypeScript resolves an import() as an ES

@@ -1,5 +1,6 @@
 import type { StreamDomain } from '@app/contracts/stream-domain';
 import type { StreamItemOf } from '@app/contracts/stream-item';
+import type { WireDomain } from './wire-items';
 
 /** One connection attempt, as the watch loop asks a transport for it. */
 export interface ConnectRequest {
@@ -54,19 +55,35 @@ export interface Connector {
   close(): void;
 }
 
-export interface ConnectorOptions {
+/**
+ * What a connector is built with. `D` is what it needs of the domain: a transport needs
+ * one (`WireDomain` for the JSON transports, a `StreamDomain` for gRPC, whose proto codec
+ * it reads); the watch hands over its own, undefined when it names none, and the entry
+ * point's table of connectors supplies its default (`withDefaultDomain`).
+ */
+export interface ConnectorOptions<D = StreamDomain | undefined> {
   readonly baseUrl: string;
   readonly longPollWaitS: number;
   readonly useEventSource: boolean;
-  /**
-   * The domain of the stream's events (their names and messages on each wire); undefined:
-   * the service's own, the order domain, whose parts each transport imports itself (the
-   * JSON transports its descriptor, gRPC its proto codec too).
-   */
-  readonly domain: StreamDomain | undefined;
+  /** The domain of the stream's events (their names and messages on each wire). */
+  readonly domain: D;
 }
 
-export type ConnectorFactory = (opts: ConnectorOptions) => Connector;
+export type ConnectorFactory<D = StreamDomain | undefined> = (
+  opts: ConnectorOptions<D>,
+) => Connector;
+
+/**
+ * A transport's connector for a watch that may name no domain: `fallback` then. The
+ * transports know no domain; the entry points choose the default (the order domain's
+ * descriptor for the JSON transports, its proto codec too for gRPC).
+ */
+export function withDefaultDomain<D extends WireDomain>(
+  factory: ConnectorFactory<D | StreamDomain>,
+  fallback: D,
+): ConnectorFactory {
+  return (opts) => factory({ ...opts, domain: opts.domain ?? fallback });
+}
 
 /** `baseUrl` without trailing slashes, then `/v1/orders/<id>/<suffix>`. */
 export function orderUrl(baseUrl: string, orderId: string, suffix: string): string {

@@ -1,4 +1,5 @@
 import { ErrorCode } from '@app/contracts/gateway-error';
+import type { StreamDomain } from '@app/contracts/stream-domain';
 import { WatchError } from '../watch-error';
 import type { Connector, ConnectorFactory } from './connector';
 
@@ -22,7 +23,7 @@ function missingPeers(): string[] {
  * peer). A missing peer is an installation error, so `watchOrder()` throws at once
  * instead of a watch that retries for ever.
  */
-export const lazyGrpcConnector: ConnectorFactory = (opts) => {
+export const lazyGrpcConnector: ConnectorFactory<StreamDomain> = (opts) => {
   const missing = missingPeers();
   if (missing.length > 0) {
     throw new TypeError(

@@ -16,7 +16,7 @@ import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import { StreamEndReason } from '@app/contracts/stream-envelope';
 import { ORDER_STATUS_PROTO_PATH, PROTO_LOADER_OPTIONS } from '@app/contracts/proto-path';
 import type { ProtoResponse } from '@app/contracts/stream-proto';
-import { ORDER_DOMAIN } from '@app/order-domain/order-domain';
+import type { StreamDomain } from '@app/contracts/stream-domain';
 import { grpcError, networkError, toWatchError } from '../watch-error';
 import type { ConnectionEnd, ConnectorFactory } from './connector';
 import { itemFromProto } from './proto-items';
@@ -81,9 +81,9 @@ function trailer(md: Metadata | undefined, key: string): string | undefined {
  * (contracts' StreamEndTrailer): that is an end, not a failure, whatever its code.
  * Status OK is `completed`.
  */
-export const grpcConnector: ConnectorFactory = (opts) => {
+export const grpcConnector: ConnectorFactory<StreamDomain> = (opts) => {
   const { address, tls } = target(opts.baseUrl);
-  const domain = opts.domain ?? ORDER_DOMAIN;
+  const { domain } = opts;
   const Client = clientClass();
   const channel = () =>
     new Client(

@@ -2,7 +2,7 @@ import { StreamEndReason, type StreamSkipped } from '@app/contracts/stream-envel
 import type { StreamItemOf, StreamResetOf } from '@app/contracts/stream-item';
 import { httpError, networkError, retryAfterHeaderMs } from '../watch-error';
 import { bearer, orderUrl, type ConnectionEnd, type ConnectorFactory } from './connector';
-import { defaultWireName, wireDomainOf, wireItem, type WireDomain } from './wire-items';
+import { defaultWireName, wireItem, type WireDomain } from './wire-items';
 
 /** A 200 answer of `GET /v1/orders/:id/events`. */
 interface PollBody {
@@ -36,8 +36,8 @@ function itemsOf(domain: WireDomain, body: PollBody): StreamItemOf[] {
  * used from the next poll on (the service never holds a poll past the token's expiry).
  * A 204 with `Retry-After` is the service draining: the stream ends with its advice.
  */
-export const longPollConnector: ConnectorFactory = (opts) => {
-  const domain = wireDomainOf(opts.domain);
+export const longPollConnector: ConnectorFactory<WireDomain> = (opts) => {
+  const { domain } = opts;
   return {
     tokenPerRequest: true,
     connect: async (req): Promise<ConnectionEnd> => {

@@ -6,9 +6,9 @@ import type { ConnectionEnd, ConnectorFactory, ConnectRequest } from './connecto
 import {
   itemWireNames,
   payloadOrderId,
-  wireDomainOf,
   wireItem,
   withoutOrderId,
+  type WireDomain,
 } from './wire-items';
 
 /** The service's socket.io namespace. */
@@ -49,8 +49,8 @@ interface PooledSocket {
  * handshake (`auth.token`): a new token means a new socket, opened beside the old one
  * while the watch renews (the old one closes when its last subscription is let go).
  */
-export const socketIoConnector: ConnectorFactory = (opts) => {
-  const domain = wireDomainOf(opts.domain);
+export const socketIoConnector: ConnectorFactory<WireDomain> = (opts) => {
+  const { domain } = opts;
   const pool = new Set<PooledSocket>();
   /** The token of the newest socket: an idle socket with another one is let go. */
   let newestToken: string | undefined;

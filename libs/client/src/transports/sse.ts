@@ -1,12 +1,12 @@
 import type { ConnectorFactory } from './connector';
 import { connectEventSource, EventSourceAuth } from './sse-event-source';
 import { connectSseFetch } from './sse-fetch';
-import { wireDomainOf } from './wire-items';
+import type { WireDomain } from './wire-items';
 
 /** SSE: EventSource where there is one (browsers), fetch elsewhere (Node). */
-export const sseConnector: ConnectorFactory = (opts) => {
+export const sseConnector: ConnectorFactory<WireDomain> = (opts) => {
   const auth = new EventSourceAuth(opts.baseUrl);
-  const domain = wireDomainOf(opts.domain);
+  const { domain } = opts;
   return {
     connect: (req) =>
       opts.useEventSource

@@ -6,7 +6,7 @@ import {
   type ConnectorFactory,
   type ConnectRequest,
 } from './connector';
-import { wireDomainOf, wireItem, type WireDomain } from './wire-items';
+import { wireItem, type WireDomain } from './wire-items';
 
 /** The subprotocol the service speaks (its raw WebSocket route answers it). */
 export const WEBSOCKET_PROTOCOL = 'order-status.v1';
@@ -60,21 +60,22 @@ function refusal(data: unknown, closeCode: number): WatchError {
  */
 export function websocketConnectorWith(
   load: () => Promise<WebSocketClass | undefined>,
-): ConnectorFactory {
+): ConnectorFactory<WireDomain> {
   return (opts) => ({
     connect: async (req) => {
       const WebSocketImpl = await load();
       if (WebSocketImpl === undefined) {
         throw new TypeError("transport 'websocket' needs a WebSocket (a browser, Node 22+ or ws)");
       }
-      return connectWebSocket(WebSocketImpl, opts.baseUrl, req, wireDomainOf(opts.domain));
+      return connectWebSocket(WebSocketImpl, opts.baseUrl, req, opts.domain);
     },
     close: () => undefined,
   });
 }
 
 /** The browser's (or the platform's global) WebSocket. */
-export const websocketConnector: ConnectorFactory = websocketConnectorWith(platformWebSocket);
+export const websocketConnector: ConnectorFactory<WireDomain> =
+  websocketConnectorWith(platformWebSocket);
 
 function connectWebSocket(
   WebSocketImpl: WebSocketClass,

@@ -1,4 +1,3 @@
-import { ORDER_DESCRIPTOR } from '@app/order-domain/order-descriptor';
 import { ENVELOPE_ITEM_KINDS, type StreamDomain } from '@app/contracts/stream-domain';
 import type { StreamItemOf } from '@app/contracts/stream-item';
 
@@ -14,11 +13,6 @@ export type WireDomain = Pick<StreamDomain<never>, 'kinds'>;
 function itemKindOf(domain: WireDomain, name: string): string | undefined {
   if (ENVELOPE_ITEM_KINDS.includes(name)) return name;
   return domain.kinds.find((k) => k.wireName === name)?.itemKind;
-}
-
-/** The domain the JSON transports read: the given one, else the order domain's descriptor. */
-export function wireDomainOf(domain: WireDomain | undefined): WireDomain {
-  return domain ?? ORDER_DESCRIPTOR;
 }
 
 /** The wire names of stream items (for transports that subscribe per name). */

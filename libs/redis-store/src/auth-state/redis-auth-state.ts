@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis-client';
 import { RedisPing } from '../redis-ping';
-import type { RedisStoreOptions } from '../redis-store-options';
+import type { RedisConnectionOptions } from '../redis-store-options';
 import { authStateKeys } from './auth-state-keys';
 import { RedisConnectionLimiter } from './redis-connection-limiter';
 import { RedisStreamTicketStore } from './redis-stream-tickets';
@@ -9,7 +9,7 @@ import { RedisThrottlerStorage } from './redis-throttler-storage';
 
 export interface RedisAuthStateOptions {
   /** Where Redis is, as for the order store (its connection settings apply here too). */
-  readonly redis: RedisStoreOptions;
+  readonly redis: RedisConnectionOptions;
   readonly ticketTtlMs?: number;
   readonly maxTicketsPerSubject?: number;
   /** 0: unlimited. */

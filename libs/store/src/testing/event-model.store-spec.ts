@@ -1,5 +1,5 @@
 /**
- * The event model's rules, as one set of cases every OrderStore must pass: the in-memory
+ * The event model's rules, as one set of cases every store must pass on the order domain: the in-memory
  * store runs them as a unit spec, the Redis store against a real redis-server (e2e). One
  * set, so the two stores cannot drift apart. Named `*.store-spec.ts`: jest runs it only
  * through those two specs, and the library build leaves it out like every spec.
@@ -11,14 +11,15 @@ import {
   publishStatus,
   publishTracking,
   type OrderEvent,
+  type OrderSnapshot,
   type OrderStatusChanged,
   type TrackingUpdated,
 } from '@app/order-domain';
-import type { OrderStore } from '../order-store';
+import type { StreamStore } from '../stream-store';
 import { isReplay } from '../publish-replay';
 
 export interface StoreUnderTest {
-  readonly store: OrderStore;
+  readonly store: StreamStore<OrderEvent, OrderSnapshot>;
   /** Everything the store announced on `events$` since it was made. */
   readonly seen: OrderEvent[];
   /**
@@ -52,7 +53,7 @@ function orderId(): string {
 
 export function describeEventModel(make: () => Promise<StoreUnderTest>): void {
   let t: StoreUnderTest;
-  let store: OrderStore;
+  let store: StreamStore<OrderEvent, OrderSnapshot>;
 
   beforeEach(async () => {
     t = await make();

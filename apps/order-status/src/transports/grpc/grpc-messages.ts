@@ -1,6 +1,6 @@
 import type { Principal } from '@app/auth';
 import type { ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
-import type { ProtoSubscribeResponse } from '@app/order-domain';
+import type { ProtoResponse } from '@app/contracts';
 
 /**
  * Request messages of proto/ (the envelope's and the order domain's) as @grpc/proto-loader
@@ -19,11 +19,12 @@ export interface GetOrderRequest {
 }
 
 /**
- * The Subscribe call. `principal` is set once the caller is authenticated, so the
+ * The Subscribe call: it writes the envelope's `SubscribeResponse`, whose event arms are
+ * the domain's (`itemToProto`). `principal` is set once the caller is authenticated, so the
  * connection log (ops) can name who the stream belonged to, as it does for HTTP and
  * socket.io.
  */
-export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoSubscribeResponse> & {
+export type SubscribeCall = ServerWritableStream<SubscribeRequest, ProtoResponse> & {
   principal?: Principal;
 };
 /** A domain's snapshot call (e.g. GetOrder) answers its snapshot message (`snapshotToProto`). */

@@ -60,7 +60,7 @@ export class SubscribeEncoding {
    */
   message(domain: StreamDomain, item: StreamItemOf): SubscribeResponse {
     if (this.serialize === undefined || eventOf(item) === undefined) {
-      return itemToProto(domain, item) as SubscribeResponse;
+      return itemToProto(domain, item);
     }
     return this.cacheOf(domain).get(item) as unknown as SubscribeResponse;
   }

@@ -5,7 +5,6 @@ import type {
   StreamResetOf,
   StreamSkipped,
 } from '@app/contracts';
-import type { DomainSocketEvents } from '@app/order-domain';
 import type { Socket } from 'socket.io';
 
 /** The socket.io namespace of the order-status stream. */
@@ -64,12 +63,12 @@ export interface StreamSkippedPayload extends StreamSkipped {
 }
 
 /**
- * What the server emits; typed so every `socket.emit()` here is checked: the domain's
- * events under their wire names, and the envelope's items.
+ * What the server emits of its own, typed so every such `socket.emit()` is checked: the
+ * envelope's items and the end. The domain's events go out beside them under their kinds'
+ * wire names, known at run time (SocketSink); a client types them with its domain's map
+ * (the order domain's `DomainSocketEvents`).
  */
-export interface ServerToClientEvents<
-  S extends DomainSnapshot = DomainSnapshot,
-> extends DomainSocketEvents {
+export interface ServerToClientEvents<S extends DomainSnapshot = DomainSnapshot> {
   /** The resume point could not be served without a gap: replace the view with `snapshot`. */
   reset: (reset: StreamResetOf<S>) => void;
   /**
