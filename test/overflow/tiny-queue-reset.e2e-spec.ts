@@ -9,10 +9,15 @@ import { waitFor } from '../support/wait-for';
 
 /** No room for a skipped marker: an overflow folds the queue into one reset. */
 const QUEUE_CAPACITY = 1;
-/** Large events fill the socket buffers of a client that does not read. */
-const PADDING_BYTES = 60_000;
-const MAX_EVENTS = 400;
-const EVENTS_AFTER_OVERFLOW = 5;
+/**
+ * Bytes of tracking updates per step: order events carry no filler, so a step is a few
+ * hundred small ones, published in process (REST would take minutes to fill the socket
+ * buffers of a client that does not read).
+ */
+const STEP_BYTES = 60_000;
+const MAX_STEPS = 400;
+/** A socket that has not drained for this long is blocked, not merely slow. */
+const BLOCKED_MS = 200;
 
 /**
  * A slow reader whose queue is too small for a skipped marker gets a reset instead, and
@@ -47,14 +52,21 @@ describe('a slow reader with a one-item queue', () => {
       res.pause();
       await waitFor(() => a.bus.subscriberCount(orderId) === 1, 'subscribed');
 
-      let overflowAt: number | undefined;
-      for (let i = 0; i < MAX_EVENTS; i++) {
-        await a.track(orderId, PADDING_BYTES);
-        await new Promise((r) => setImmediate(r));
-        if (overflowAt === undefined && a.bus.stats.overflows[policy] > 0) overflowAt = i;
-        if (overflowAt !== undefined && i >= overflowAt + EVENTS_AFTER_OVERFLOW) break;
+      // Fill until the socket is blocked: an event published after a pause still finds the
+      // queue full (a socket that drains meanwhile would deliver the next event as is).
+      const overflows = () => a.bus.stats.overflows[policy];
+      let blockedAt: number | undefined;
+      for (let i = 0; i < MAX_STEPS && blockedAt === undefined; i++) {
+        for (let bytes = 0; bytes < STEP_BYTES;) {
+          bytes += JSON.stringify(await a.track(orderId)).length;
+        }
+        if (overflows() === 0) continue;
+        await new Promise((r) => setTimeout(r, BLOCKED_MS));
+        const before = overflows();
+        await a.track(orderId);
+        if (overflows() > before) blockedAt = i;
       }
-      expect(overflowAt).toBeDefined();
+      expect(blockedAt).toBeDefined();
       // The newest event is a status change, which alone carries no tracking and no owner.
       const last = (await a.publish(orderId, OrderStatus.OutForDelivery)).seq;
       const read = await request(`${a.httpUrl}/v1/orders/${orderId}`, { headers: bearer() });
