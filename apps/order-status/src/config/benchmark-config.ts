@@ -10,7 +10,6 @@ export type BenchmarkLayer = (typeof BENCHMARK_LAYERS)[number];
 /** Layers whose absence lets a request through that production would refuse. */
 export const SECURITY_LAYERS: readonly BenchmarkLayer[] = ['auth', 'validation'];
 
-/** Which of the benchmark layers run (all of them unless `BENCHMARK_LAYERS_OFF` says). */
 /**
  * The domains the service can carry (registered in domains/served-domains.ts, which
  * must have one entry per name: the type check says which is missing).
@@ -18,6 +17,7 @@ export const SECURITY_LAYERS: readonly BenchmarkLayer[] = ['auth', 'validation']
 export const STREAM_DOMAINS = ['order', 'payload'] as const;
 export type StreamDomainName = (typeof STREAM_DOMAINS)[number];
 
+/** Which of the benchmark layers run (all of them unless `BENCHMARK_LAYERS_OFF` says). */
 export interface BenchmarkConfig {
   /**
    * The events the service carries: `order` (the order domain, its publish API and

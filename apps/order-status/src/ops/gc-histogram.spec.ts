@@ -65,7 +65,7 @@ describe('countEveryGc', () => {
   });
 
   it('exports every kind at zero before the first collection', async () => {
-    // A scraper reading a window (the load test) needs the series from its first scrape:
+    // A reader of the difference between two scrapes needs the series from the first:
     // a labelled histogram without observations is exported as its HELP and TYPE lines only.
     const registry = new Registry();
     const stop = countEveryGc(registry);

@@ -34,8 +34,8 @@ export function countEveryGc(registry: Registry): () => void {
     buckets: BUCKETS,
     registers: [registry],
   });
-  // Every series from the first scrape: a window read from two scrapes (the load test's)
-  // would otherwise find none where no collection had yet happened.
+  // Every series from the first scrape: a reader of the difference between two scrapes
+  // would otherwise find none where no collection had happened yet.
   for (const kind of Object.values(KINDS)) histogram.zero({ kind });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
