@@ -189,17 +189,15 @@ export class OrderEventBus<
    * live events of that order wait behind them, so nobody sees a gap that history can fill.
    */
   ingest(event: E): void {
-    let ch = this.channels.get(event.orderId);
+    const ch = this.channels.get(event.orderId);
     if (ch === undefined) {
       if (this.store.watch !== undefined) {
         // A routing store only sends watched orders: this message crossed an unsubscribe.
         this.stats.eventsNotServed++;
         return;
       }
-      // An in-process store sends every order: its channel is kept warm like one whose
-      // last subscriber just left, then goes (the store keeps the history).
-      ch = this.channel(event.orderId);
-      this.evictWhenIdle(event.orderId, ch);
+      this.channelFromFeed(event);
+      return;
     }
     if (ch.held !== undefined) {
       ch.held.push(event);
@@ -211,6 +209,22 @@ export class OrderEventBus<
       return;
     }
     this.apply(ch, event);
+  }
+
+  /**
+   * An event of an order the bus holds no channel for, from an in-process store that sends
+   * every order: the channel is kept warm like one whose last subscriber just left, then
+   * goes (the store keeps the history). An event after the stream's first makes it again
+   * after an eviction, and alone lacks the older kinds and the owner a reset must carry:
+   * the state is seeded from the store's, which such a store holds in process.
+   */
+  private channelFromFeed(event: E): void {
+    const ch = this.channel(event.orderId);
+    this.evictWhenIdle(event.orderId, ch);
+    this.apply(ch, event);
+    if (event.seq === 1) return;
+    const stored = this.store.getSnapshotSync?.(event.orderId);
+    if (stored !== undefined) this.seedFeedState(ch, stored);
   }
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
@@ -351,11 +365,12 @@ export class OrderEventBus<
   }
 
   /**
-   * The feed got there first while the store was read: its events alone made the state
-   * known, without the other kinds before them and without the owner, and a reset built
-   * from it would lack them. The store's snapshot plus the ring's events after it is the
-   * whole state; a snapshot ahead of the feed, or one the ring does not reach back to,
-   * leaves the state as the feed made it (a live subscriber's cursor follows the feed).
+   * The feed's events alone made the state known (they got there first while the store
+   * was read, or made the channel again after its eviction), without the other kinds
+   * before them and without the owner, and a reset built from it would lack them. The
+   * store's snapshot plus the ring's events after it is the whole state; a snapshot ahead
+   * of the feed, or one the ring does not reach back to, leaves the state as the feed made
+   * it (a live subscriber's cursor follows the feed).
    */
   private seedFeedState(ch: OrderChannel<E, S>, stored: S): void {
     if (stored.lastSeq > ch.state.lastSeq) return;
