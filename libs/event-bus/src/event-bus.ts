@@ -368,12 +368,17 @@ export class OrderEventBus<
    * The feed's events alone made the state known (they got there first while the store
    * was read, or made the channel again after its eviction), without the other kinds
    * before them and without the owner, and a reset built from it would lack them. The
-   * store's snapshot plus the ring's events after it is the whole state; a snapshot ahead
-   * of the feed, or one the ring does not reach back to, leaves the state as the feed made
-   * it (a live subscriber's cursor follows the feed).
+   * store's snapshot plus the ring's events after it is the whole state. A snapshot ahead
+   * of the feed (a shared store answers before its feed delivers) completes the state once
+   * the feed reaches it: taken now, the feed's copies of the events before it would be
+   * skipped as duplicates, and a live subscriber's cursor follows the feed. One the ring
+   * does not reach back to leaves the state as the feed made it.
    */
   private seedFeedState(ch: OrderChannel<E, S>, stored: S): void {
-    if (stored.lastSeq > ch.state.lastSeq) return;
+    if (stored.lastSeq > ch.state.lastSeq) {
+      ch.state.seedAhead(stored);
+      return;
+    }
     const newer = ch.ring.after(stored.lastSeq, nowUs());
     if (newer === undefined) return;
     ch.state.replace(stored);
