@@ -168,6 +168,29 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
     expect(store.ownershipReads).toBe(0);
   });
 
+  it("a resume past retention while the store's snapshot is ahead of the feed: the snapshot is the reset", async () => {
+    bus.stop();
+    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    store.lagFeed = true;
+    const [testing, again] = [
+      store.publishNow('o', JobPhase.Testing),
+      store.publishNow('o', JobPhase.Testing),
+    ];
+    store.dropUnannounced();
+    store.lagFeed = false;
+    const sink = new RecordingSink();
+    const opening = bus.open('o', 1, sink, { transport: 't' });
+    bus.start();
+    store.emitRaw(testing);
+    await opening;
+    store.emitRaw(again); // the feed's copy of what the reset already covers
+    const snapshot = await stored();
+    expect(snapshot).toMatchObject({ phase: JobPhase.Testing, lastSeq: 5 });
+    expect(sink.items).toEqual([
+      { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot } },
+    ]);
+  });
+
   it('the owner is asked once per channel, at the open, never per delivery', async () => {
     const sink = new RecordingSink();
     await bus.open('o', 3, sink, { transport: 't', queueCapacity: 1 });

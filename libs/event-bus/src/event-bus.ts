@@ -409,12 +409,7 @@ export class OrderEventBus<
     if (recent !== undefined) {
       return (
         this.replayEvents(recent, afterSeq) ??
-        this.reset(
-          ch,
-          orderId,
-          ResetReason.BeyondRetention,
-          ch.state.snapshot() ?? snapshotOf(opened),
-        )
+        this.reset(ch, orderId, ResetReason.BeyondRetention, newerOf(ch.state, snapshotOf(opened)))
       );
     }
     // The state may be replaced (a store resync) while the history is read.
@@ -422,7 +417,7 @@ export class OrderEventBus<
     const events = await this.store.readHistory(orderId, afterSeq);
     return (
       this.replayEvents(events, afterSeq) ??
-      this.reset(ch, orderId, ResetReason.BeyondRetention, ch.state.snapshot() ?? atOpen)
+      this.reset(ch, orderId, ResetReason.BeyondRetention, newerOf(ch.state, atOpen))
     );
   }
 
@@ -565,6 +560,18 @@ export class OrderEventBus<
     this.channels.delete(orderId);
     this.store.unwatch?.(orderId);
   }
+}
+
+/**
+ * The channel's state, or the store's read at the open when the feed has not reached it
+ * yet (a shared store answers before its feed delivers): the state then has only the
+ * feed's events, and the read is both newer and whole.
+ */
+function newerOf<E extends DomainEvent, S extends DomainSnapshot>(
+  state: OrderState<E, S>,
+  atOpen: S,
+): S {
+  return (state.lastSeq >= atOpen.lastSeq ? state.snapshot() : undefined) ?? atOpen;
 }
 
 /** The snapshot of a state known to hold one (the opening view of an order that exists). */
