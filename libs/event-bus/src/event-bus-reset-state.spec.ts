@@ -191,6 +191,31 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
     ]);
   });
 
+  it("an open that comes while another reads the store waits for that read, not the feed's state", async () => {
+    bus.stop();
+    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    store.lagFeed = true;
+    const testing = store.publishNow('o', JobPhase.Testing);
+    store.dropUnannounced();
+    store.lagFeed = false;
+    store.holdSnapshots = true;
+    const [first, second] = [new RecordingSink(), new RecordingSink()];
+    const opening = bus.open('o', 4, first, { transport: 't' });
+    bus.start();
+    store.emitRaw(testing); // the feed's event makes the state known before the read's answer
+    // From seq 1 the ring does not reach back and the store keeps no history: a reset.
+    const resuming = bus.open('o', 1, second, { transport: 't' });
+    await flush();
+    store.holdSnapshots = false;
+    store.releaseSnapshots();
+    await Promise.all([opening, resuming]);
+    const snapshot = await stored();
+    expect(snapshot).toMatchObject({ phase: JobPhase.Testing, lastSeq: 4 });
+    expect(second.items).toEqual([
+      { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot } },
+    ]);
+  });
+
   it('the owner is asked once per channel, at the open, never per delivery', async () => {
     const sink = new RecordingSink();
     await bus.open('o', 3, sink, { transport: 't', queueCapacity: 1 });

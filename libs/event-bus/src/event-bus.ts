@@ -300,7 +300,8 @@ export class OrderEventBus<
           throw err;
         });
       }
-      const opened = ch.state.known ? ch.state : await this.readOpening(orderId, ch);
+      const opened =
+        ch.state.known && ch.reading === undefined ? ch.state : await this.readOpening(orderId, ch);
       // A reset the subscriber builds itself later (a gap, a folded queue) is built
       // synchronously from the channel's state, so that state must know the owner before
       // the subscriber goes live; asked beside the replay, which it does not delay. A failed
@@ -351,11 +352,14 @@ export class OrderEventBus<
   /**
    * The order as an open sees it when this bus does not know it yet: the store's
    * snapshot, which also becomes the channel's state unless an event got there first.
+   * Opens that come while it is read share the one read.
    * The view returned is the store's answer either way (fixed, not the live state).
    * @throws GatewayError NotFound for an order the store does not have.
    */
   private async readOpening(orderId: string, ch: OrderChannel<E, S>): Promise<OrderState<E, S>> {
-    const stored = await this.store.getSnapshot(orderId);
+    const stored = await (ch.reading ??= this.store.getSnapshot(orderId).finally(() => {
+      ch.reading = undefined;
+    }));
     if (stored === undefined) {
       throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
     }
