@@ -3,9 +3,10 @@ import type { StreamStore } from '@app/store/stream-store';
 
 /**
  * What the bus reads of a store: the domain, the feed of published events (and its
- * resyncs), the trace context an event was published with, snapshots, owners (a reset's
- * snapshot carries one, and the feed's events do not), history and routing. The bus never publishes, so any `StreamStore` is one, whatever its publish
- * API, and so is a spec's hand-driven feed.
+ * resyncs), the trace context an event was published with, snapshots (an in-process
+ * store's synchronously too), owners (a reset's snapshot carries one, and the feed's events
+ * do not), history and routing. The bus never publishes, so any `StreamStore` is one,
+ * whatever its publish API, and so is a spec's hand-driven feed.
  */
 export type BusStore<E extends DomainEvent, S extends DomainSnapshot> = Pick<
   StreamStore<E, S>,
@@ -14,6 +15,7 @@ export type BusStore<E extends DomainEvent, S extends DomainSnapshot> = Pick<
   | 'resync$'
   | 'traceContextOf'
   | 'getSnapshot'
+  | 'getSnapshotSync'
   | 'getOwnership'
   | 'readHistory'
   | 'watch'

@@ -137,6 +137,85 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
     expect(store.ownershipReads).toBe(0);
   });
 
+  it("a snapshot ahead of the feed's first events completes the state once the feed reaches it", async () => {
+    bus.stop();
+    // A shared store: its answer to the open already has seq 5, its feed has sent only 4.
+    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    store.lagFeed = true;
+    const [testing, again] = [
+      store.publishNow('o', JobPhase.Testing),
+      store.publishNow('o', JobPhase.Testing),
+    ];
+    store.dropUnannounced();
+    store.lagFeed = false;
+    const sink = new RecordingSink();
+    sink.accept = () => false; // full after the first write
+    const opening = bus.open('o', 3, sink, { transport: 't', queueCapacity: 1 });
+    bus.start();
+    store.emitRaw(testing);
+    await opening;
+    store.emitRaw(again); // queued behind seq 4
+    store.publishNow('o', JobPhase.Deploying); // no room for a marker: the queue folds
+    sink.accept = () => true;
+    sink.fireDrain();
+    const snapshot = await stored();
+    expect(snapshot).toMatchObject({ phase: JobPhase.Deploying, lastSeq: 6 });
+    expect(sink.seqs).toEqual([4]);
+    expect(sink.resets).toEqual([
+      { kind: 'reset', reset: { reason: ResetReason.Overflow, snapshot } },
+    ]);
+    expect(await bus.getSnapshot('o')).toEqual(snapshot);
+    expect(store.ownershipReads).toBe(0);
+  });
+
+  it("a resume past retention while the store's snapshot is ahead of the feed: the snapshot is the reset", async () => {
+    bus.stop();
+    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    store.lagFeed = true;
+    const [testing, again] = [
+      store.publishNow('o', JobPhase.Testing),
+      store.publishNow('o', JobPhase.Testing),
+    ];
+    store.dropUnannounced();
+    store.lagFeed = false;
+    const sink = new RecordingSink();
+    const opening = bus.open('o', 1, sink, { transport: 't' });
+    bus.start();
+    store.emitRaw(testing);
+    await opening;
+    store.emitRaw(again); // the feed's copy of what the reset already covers
+    const snapshot = await stored();
+    expect(snapshot).toMatchObject({ phase: JobPhase.Testing, lastSeq: 5 });
+    expect(sink.items).toEqual([
+      { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot } },
+    ]);
+  });
+
+  it("an open that comes while another reads the store waits for that read, not the feed's state", async () => {
+    bus.stop();
+    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    store.lagFeed = true;
+    const testing = store.publishNow('o', JobPhase.Testing);
+    store.dropUnannounced();
+    store.lagFeed = false;
+    store.holdSnapshots = true;
+    const [first, second] = [new RecordingSink(), new RecordingSink()];
+    const opening = bus.open('o', 4, first, { transport: 't' });
+    bus.start();
+    store.emitRaw(testing); // the feed's event makes the state known before the read's answer
+    // From seq 1 the ring does not reach back and the store keeps no history: a reset.
+    const resuming = bus.open('o', 1, second, { transport: 't' });
+    await flush();
+    store.holdSnapshots = false;
+    store.releaseSnapshots();
+    await Promise.all([opening, resuming]);
+    const snapshot = await stored();
+    expect(snapshot).toMatchObject({ phase: JobPhase.Testing, lastSeq: 4 });
+    expect(second.items).toEqual([
+      { kind: 'reset', reset: { reason: ResetReason.BeyondRetention, snapshot } },
+    ]);
+  });
+
   it('the owner is asked once per channel, at the open, never per delivery', async () => {
     const sink = new RecordingSink();
     await bus.open('o', 3, sink, { transport: 't', queueCapacity: 1 });

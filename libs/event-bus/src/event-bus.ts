@@ -189,17 +189,15 @@ export class OrderEventBus<
    * live events of that order wait behind them, so nobody sees a gap that history can fill.
    */
   ingest(event: E): void {
-    let ch = this.channels.get(event.orderId);
+    const ch = this.channels.get(event.orderId);
     if (ch === undefined) {
       if (this.store.watch !== undefined) {
         // A routing store only sends watched orders: this message crossed an unsubscribe.
         this.stats.eventsNotServed++;
         return;
       }
-      // An in-process store sends every order: its channel is kept warm like one whose
-      // last subscriber just left, then goes (the store keeps the history).
-      ch = this.channel(event.orderId);
-      this.evictWhenIdle(event.orderId, ch);
+      this.channelFromFeed(event);
+      return;
     }
     if (ch.held !== undefined) {
       ch.held.push(event);
@@ -211,6 +209,22 @@ export class OrderEventBus<
       return;
     }
     this.apply(ch, event);
+  }
+
+  /**
+   * An event of an order the bus holds no channel for, from an in-process store that sends
+   * every order: the channel is kept warm like one whose last subscriber just left, then
+   * goes (the store keeps the history). An event after the stream's first makes it again
+   * after an eviction, and alone lacks the older kinds and the owner a reset must carry:
+   * the state is seeded from the store's, which such a store holds in process.
+   */
+  private channelFromFeed(event: E): void {
+    const ch = this.channel(event.orderId);
+    this.evictWhenIdle(event.orderId, ch);
+    this.apply(ch, event);
+    if (event.seq === 1) return;
+    const stored = this.store.getSnapshotSync?.(event.orderId);
+    if (stored !== undefined) this.seedFeedState(ch, stored);
   }
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
@@ -286,7 +300,8 @@ export class OrderEventBus<
           throw err;
         });
       }
-      const opened = ch.state.known ? ch.state : await this.readOpening(orderId, ch);
+      const opened =
+        ch.state.known && ch.reading === undefined ? ch.state : await this.readOpening(orderId, ch);
       // A reset the subscriber builds itself later (a gap, a folded queue) is built
       // synchronously from the channel's state, so that state must know the owner before
       // the subscriber goes live; asked beside the replay, which it does not delay. A failed
@@ -337,11 +352,14 @@ export class OrderEventBus<
   /**
    * The order as an open sees it when this bus does not know it yet: the store's
    * snapshot, which also becomes the channel's state unless an event got there first.
+   * Opens that come while it is read share the one read.
    * The view returned is the store's answer either way (fixed, not the live state).
    * @throws GatewayError NotFound for an order the store does not have.
    */
   private async readOpening(orderId: string, ch: OrderChannel<E, S>): Promise<OrderState<E, S>> {
-    const stored = await this.store.getSnapshot(orderId);
+    const stored = await (ch.reading ??= this.store.getSnapshot(orderId).finally(() => {
+      ch.reading = undefined;
+    }));
     if (stored === undefined) {
       throw new GatewayError(ErrorCode.NotFound, `order ${orderId} not found`);
     }
@@ -351,14 +369,20 @@ export class OrderEventBus<
   }
 
   /**
-   * The feed got there first while the store was read: its events alone made the state
-   * known, without the other kinds before them and without the owner, and a reset built
-   * from it would lack them. The store's snapshot plus the ring's events after it is the
-   * whole state; a snapshot ahead of the feed, or one the ring does not reach back to,
-   * leaves the state as the feed made it (a live subscriber's cursor follows the feed).
+   * The feed's events alone made the state known (they got there first while the store
+   * was read, or made the channel again after its eviction), without the other kinds
+   * before them and without the owner, and a reset built from it would lack them. The
+   * store's snapshot plus the ring's events after it is the whole state. A snapshot ahead
+   * of the feed (a shared store answers before its feed delivers) completes the state once
+   * the feed reaches it: taken now, the feed's copies of the events before it would be
+   * skipped as duplicates, and a live subscriber's cursor follows the feed. One the ring
+   * does not reach back to leaves the state as the feed made it.
    */
   private seedFeedState(ch: OrderChannel<E, S>, stored: S): void {
-    if (stored.lastSeq > ch.state.lastSeq) return;
+    if (stored.lastSeq > ch.state.lastSeq) {
+      ch.state.seedAhead(stored);
+      return;
+    }
     const newer = ch.ring.after(stored.lastSeq, nowUs());
     if (newer === undefined) return;
     ch.state.replace(stored);
@@ -389,12 +413,7 @@ export class OrderEventBus<
     if (recent !== undefined) {
       return (
         this.replayEvents(recent, afterSeq) ??
-        this.reset(
-          ch,
-          orderId,
-          ResetReason.BeyondRetention,
-          ch.state.snapshot() ?? snapshotOf(opened),
-        )
+        this.reset(ch, orderId, ResetReason.BeyondRetention, newerOf(ch.state, snapshotOf(opened)))
       );
     }
     // The state may be replaced (a store resync) while the history is read.
@@ -402,7 +421,7 @@ export class OrderEventBus<
     const events = await this.store.readHistory(orderId, afterSeq);
     return (
       this.replayEvents(events, afterSeq) ??
-      this.reset(ch, orderId, ResetReason.BeyondRetention, ch.state.snapshot() ?? atOpen)
+      this.reset(ch, orderId, ResetReason.BeyondRetention, newerOf(ch.state, atOpen))
     );
   }
 
@@ -545,6 +564,18 @@ export class OrderEventBus<
     this.channels.delete(orderId);
     this.store.unwatch?.(orderId);
   }
+}
+
+/**
+ * The channel's state, or the store's read at the open when the feed has not reached it
+ * yet (a shared store answers before its feed delivers): the state then has only the
+ * feed's events, and the read is both newer and whole.
+ */
+function newerOf<E extends DomainEvent, S extends DomainSnapshot>(
+  state: OrderState<E, S>,
+  atOpen: S,
+): S {
+  return (state.lastSeq >= atOpen.lastSeq ? state.snapshot() : undefined) ?? atOpen;
 }
 
 /** The snapshot of a state known to hold one (the opening view of an order that exists). */

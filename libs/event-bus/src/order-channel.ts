@@ -16,6 +16,12 @@ export interface OrderChannel<E extends DomainEvent, S extends DomainSnapshot> {
   fanout?: readonly Subscriber<E, S>[];
   /** The order's state as far as this instance has applied it (built only when read). */
   readonly state: OrderState<E, S>;
+  /**
+   * The store's snapshot while an open reads it (the state was not known): the feed's
+   * events may make the state known meanwhile without what came before them, so another
+   * open waits for this read rather than take that state.
+   */
+  reading?: Promise<S | undefined>;
   /** The store's answer on the owner while it is asked (the state does not know it yet). */
   owning?: Promise<void>;
   /** Runs while the channel has no subscribers: it goes when this fires. */

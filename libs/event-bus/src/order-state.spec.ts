@@ -94,6 +94,45 @@ describe('OrderState', () => {
     );
   });
 
+  it("seeded with a store's snapshot ahead of its events, reads as the whole stream's fold once they reach it", () => {
+    const stream = fc.array(
+      fc.record({
+        progress: fc.boolean(),
+        phase: fc.constantFrom(...PHASES),
+        percent: fc.integer({ min: 0, max: 100 }),
+        read: fc.boolean(),
+      }),
+      { minLength: 2, maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(stream, fc.nat(), fc.nat(), fc.nat(), (steps, a, b, c) => {
+        const events: JobEvent[] = steps.map((s, i) => {
+          const common = { orderId: 'o-1', seq: i + 1, phase: s.phase, publishedAtUs: 1_000 + i };
+          return s.progress ? { ...common, percent: s.percent } : common;
+        });
+        const folds: JobSnapshot[] = [];
+        for (const e of events) folds.push(jobAfter(folds.at(-1), e, BASE.ownerId));
+        // Indexes into `events`: the feed's first event, the one after which the store's
+        // answer arrives, and the one that answer is as of (later than the feed reached).
+        const n = events.length;
+        const first = a % n;
+        const seededAt = first + (b % (n - first));
+        if (seededAt === n - 1) return;
+        const seedSeq = seededAt + 1 + (c % (n - seededAt - 1));
+        const state = new OrderState(JOB_DOMAIN);
+        for (let i = first; i < events.length; i++) {
+          state.apply(events[i]);
+          if (i === seededAt) state.seedAhead(folds[seedSeq]);
+          if (i > seededAt) expect(state.ownerId).toBe(BASE.ownerId);
+          if (steps[i].read || i === events.length - 1) {
+            const read = state.snapshot();
+            if (i >= seedSeq) expect(read).toStrictEqual(folds[i]);
+          }
+        }
+      }),
+    );
+  });
+
   it('builds no snapshot while nobody reads it, then one shared by every reader', () => {
     const state = new OrderState(JOB_DOMAIN, BASE);
     const before = state.snapshot();

@@ -29,6 +29,9 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
    */
   private owner: string | null | undefined;
 
+  /** A store's snapshot ahead of the events applied, folded in once they reach it (`seedAhead`). */
+  private ahead: S | undefined;
+
   /**
    * @param base the state to start from (undefined: nothing known yet); its owner is the
    *   stream's
@@ -70,6 +73,18 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
     }
   }
 
+  /**
+   * Completes a state that events alone made known (they lack the kinds before them and
+   * the owner) with a store's `snapshot` of a later seq than they reached: the owner at
+   * once, the rest at the first read once the events applied reach its seq (until then a
+   * read has only what they say). Exact because every read before then is of an earlier
+   * seq, so the newest event of each kind after the snapshot is still held.
+   */
+  seedAhead(snapshot: S): void {
+    this.ahead = snapshot;
+    this.learnOwner(snapshot.ownerId);
+  }
+
   /** Whether any state is known (a base or an applied event). */
   get known(): boolean {
     return this.newest !== undefined || this.built !== undefined;
@@ -109,6 +124,7 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
   replace(snapshot: S | undefined): void {
     this.built = snapshot;
     this.owner = snapshot === undefined ? undefined : (snapshot.ownerId ?? null);
+    this.ahead = undefined;
     this.newest = undefined;
     this.newestOfKind.fill(undefined);
   }
@@ -118,9 +134,17 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
     const newest = this.newest;
     if (newest === undefined) return this.built;
     let base = this.built;
+    let after = 0;
+    const ahead = this.ahead;
+    if (ahead !== undefined && newest.seq >= ahead.lastSeq) {
+      // Every event up to the store's snapshot is in it: only later ones are folded on.
+      base = ahead;
+      after = ahead.lastSeq;
+      this.ahead = undefined;
+    }
     // The newest of each other kind, oldest first (no array: this runs per read), then
     // the newest event.
-    for (let after = 0; ;) {
+    for (;;) {
       let next: E | undefined;
       for (const e of this.newestOfKind) {
         if (e === undefined || e === newest || e.seq <= after) continue;
@@ -130,7 +154,10 @@ export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
       base = this.domain.fold(base, next, this.owner ?? undefined);
       after = next.seq;
     }
-    this.built = this.domain.fold(base, newest, this.owner ?? undefined);
+    this.built =
+      newest.seq > after || base === undefined
+        ? this.domain.fold(base, newest, this.owner ?? undefined)
+        : base;
     this.newest = undefined;
     this.newestOfKind.fill(undefined);
     return this.built;

@@ -148,7 +148,7 @@ export class InMemoryOrderStore<
     return this.states.get(orderId)?.snapshot();
   }
 
-  getSnapshotSync(orderId: string): S | undefined {
+  override getSnapshotSync(orderId: string): S | undefined {
     return this.states.get(orderId)?.snapshot();
   }
 

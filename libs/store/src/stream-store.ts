@@ -84,6 +84,13 @@ export abstract class StreamStore<
   abstract getSnapshot(orderId: string): Promise<S | undefined>;
 
   /**
+   * The same, synchronously, for a store that holds its streams in process: the bus seeds
+   * a channel that a later event makes again after its eviction from it, as the event is
+   * delivered (the event alone lacks the stream's older kinds and its owner).
+   */
+  getSnapshotSync?(orderId: string): S | undefined;
+
+  /**
    * Who owns the stream, for the read check on every subscribe and every poll: its
    * `ownerId` (undefined for a stream without an owner), or undefined when the stream
    * does not exist. This default reads the snapshot; the in-process store answers from

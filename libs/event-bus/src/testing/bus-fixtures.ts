@@ -244,12 +244,28 @@ export class ControlledStore extends StreamStore<JobEvent, JobSnapshot> {
     return this.history.get(orderId)?.length ?? 0;
   }
 
+  /**
+   * Holds every snapshot read's answer (as of the call) until `releaseSnapshots()`, as a
+   * shared store's reply that is still on its way while its feed delivers.
+   */
+  holdSnapshots = false;
+  private readonly heldSnapshots: (() => void)[] = [];
+
   async getSnapshot(orderId: string): Promise<JobSnapshot | undefined> {
     if (this.failReads) throw new Error('store down');
     const list = this.history.get(orderId);
-    if (list === undefined || list.length === 0) return undefined;
     const ownerId = this.owners.get(orderId);
-    return list.reduce<JobSnapshot | undefined>((s, e) => jobAfter(s, e, ownerId), undefined);
+    const answer =
+      list === undefined || list.length === 0
+        ? undefined
+        : list.reduce<JobSnapshot | undefined>((s, e) => jobAfter(s, e, ownerId), undefined);
+    if (this.holdSnapshots) await new Promise<void>((resolve) => this.heldSnapshots.push(resolve));
+    return answer;
+  }
+
+  /** Answers the snapshot reads held so far. */
+  releaseSnapshots(): void {
+    for (const resolve of this.heldSnapshots.splice(0)) resolve();
   }
 
   override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
