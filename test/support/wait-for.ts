@@ -35,3 +35,25 @@ export function once<T = unknown>(
     });
   });
 }
+
+/**
+ * What `promise` settles with, or `fallback` once `timeoutMs` passed first; the timer is
+ * cleared either way, so a settled race holds nothing open.
+ */
+export async function within<T, F>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  fallback: F,
+): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<F>((resolve) => {
+        timer = setTimeout(() => resolve(fallback), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
+import { waitFor, within } from '../support/wait-for';
 import {
   CLI_TRANSPORTS,
   exited,
@@ -12,6 +12,8 @@ import {
 } from './cli-process';
 
 const PAYLOAD_BYTES = 24;
+/** Long enough for every CLI to start (tsx) and be refused; a silent one is still running. */
+const REFUSAL_TIMEOUT_MS = 30_000;
 
 /**
  * `npm run watch -- <id> --domain payload`: the CLI follows a domain other than orders on
@@ -116,6 +118,40 @@ describe('watch CLI, --domain', () => {
     expect(w.lines[0]).toBe('stderr: --domain must be one of order, payload (got parcel)');
     expect(w.lines.some((l) => l.startsWith('stderr: usage: npm run watch'))).toBe(true);
   }, 30_000);
+
+  it('exits 5 on every transport when the service streams another domain than --domain', async () => {
+    await publish('cli-wrong');
+    const all = CLI_TRANSPORTS.map((transport) => {
+      const url = transport === 'grpc' ? app.grpcAddress : app.httpUrl;
+      // No --domain: the default, the order domain, which this service does not stream.
+      const w = spawnCli(transport, [
+        'cli-wrong',
+        '--transport',
+        transport,
+        '--url',
+        url,
+        '--token',
+        DEFAULT_TEST_TOKEN,
+        '--connect-timeout',
+        '10',
+      ]);
+      watchers.push(w);
+      return w;
+    });
+    // Bounded: a CLI the service leaves in silence would otherwise wait for ever.
+    await within(Promise.all(all.map(exited)), REFUSAL_TIMEOUT_MS, undefined);
+    for (const w of all) {
+      const errors = w.lines.filter((l) => l.startsWith('stderr: '));
+      expect({ transport: w.transport, exit: w.child.exitCode, errors }).toEqual({
+        transport: w.transport,
+        exit: 5,
+        errors: [
+          'stderr: cli-wrong: the service streams the payload domain, not order: watch with --domain payload',
+        ],
+      });
+      expect(w.seqs()).toEqual([]);
+    }
+  }, 60_000);
 
   it.each(['sse', 'grpc'] as const)(
     '%s: exits 3 for a stream the service does not serve',

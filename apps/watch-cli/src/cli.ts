@@ -4,12 +4,13 @@ import { watch } from './watcher';
 
 /**
  * Exit codes: finished or interrupted, bad usage, refused for good by the service, never
- * connected within --connect-timeout.
+ * connected within --connect-timeout, the service streams another domain than --domain.
  */
 const EXIT_OK = 0;
 const EXIT_USAGE = 2;
 const EXIT_REFUSED = 3;
 const EXIT_UNREACHABLE = 4;
+const EXIT_WRONG_DOMAIN = 5;
 
 /**
  * `npm run watch -- <streamId> [--domain order|payload|...] --transport grpc|sse|ws|websocket|longpoll [--url ...] [--token-file ...]`:
@@ -39,7 +40,8 @@ async function main(): Promise<number> {
     abort.signal,
   );
   if (neverConnected) return EXIT_UNREACHABLE;
-  return end.reason === 'error' ? EXIT_REFUSED : EXIT_OK;
+  if (end.reason !== 'error') return EXIT_OK;
+  return end.error.domainMismatch !== undefined ? EXIT_WRONG_DOMAIN : EXIT_REFUSED;
 }
 
 main().then(

@@ -51,7 +51,8 @@ default) with its seq, kind and publish-to-receive latency, and resumes by itsel
 last seq it printed) after a disconnect or a server restart. Exits 0 when the stream is
 finished (or on Ctrl-C), 2 for bad usage (an unknown --domain among them), 3 when the
 service refuses the watch for good (bad or expired token, no permission, a stream it does
-not have), 4 when it never connected within --connect-timeout.
+not have), 4 when it never connected within --connect-timeout, 5 when the service streams
+another domain than --domain.
 
 The token comes from ORDER_STATUS_TOKEN or --token-file (--token also works, but npm
 prints a script's arguments, so the token would show in the terminal).

@@ -160,7 +160,12 @@ export async function watch(
         'is the service running there? (--url, or HTTP_PORT / GRPC_PORT as the service has them)',
     );
   } else if (end.kind === 'end' && end.reason === 'error') {
-    out.error(`${o.streamId}: ${end.error.code}: ${end.error.message}`);
+    const mismatch = end.error.domainMismatch;
+    out.error(
+      mismatch !== undefined
+        ? `${o.streamId}: the service streams the ${mismatch.served} domain, not ${mismatch.expected}: watch with --domain ${mismatch.served}`
+        : `${o.streamId}: ${end.error.code}: ${end.error.message}`,
+    );
   }
   return { end, neverConnected };
 }

@@ -5,6 +5,7 @@ import { createWatch } from './watch-order';
 
 export * from './types';
 export { WatchError } from './watch-error';
+export type { DomainMismatch } from '@app/contracts/expected-domain';
 export type { ClientOptions, ClientWatchOptions, OrderClient } from './order-client';
 export { DEFAULT_LONG_POLL_WAIT_S, DEFAULT_MAX_BUFFERED_ITEMS } from './watch-order';
 export { DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_MAX_MS } from './backoff';

@@ -1,3 +1,4 @@
+import { domainMismatchOf, type DomainMismatch } from '@app/contracts/expected-domain';
 import { ErrorCode, GRPC_STATUS_BY_CODE, HTTP_STATUS_BY_CODE } from '@app/contracts/gateway-error';
 
 /**
@@ -55,6 +56,14 @@ export class WatchError extends Error {
 
   get auth(): boolean {
     return AUTH.has(this.code);
+  }
+
+  /**
+   * The service streams another domain than the watch decodes (`WatchOptions.domain`):
+   * both names, else undefined.
+   */
+  get domainMismatch(): DomainMismatch | undefined {
+    return this.code === ErrorCode.FailedPrecondition ? domainMismatchOf(this.message) : undefined;
   }
 }
 

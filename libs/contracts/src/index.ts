@@ -1,5 +1,6 @@
 export * from './gateway-error';
 export * from './validation';
+export * from './expected-domain';
 export * from './subscribe.dto';
 export * from './encode-once';
 export * from './proto-path';

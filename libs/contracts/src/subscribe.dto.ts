@@ -11,6 +11,10 @@ export class SubscribeDto {
   @Min(0, { message: 'afterSeq must be a non-negative integer' })
   @Max(Number.MAX_SAFE_INTEGER)
   afterSeq?: number;
+
+  /** Checked by `checkExpectedDomain` (the one decision every transport shares), not here. */
+  @IsOptional()
+  domain?: unknown;
 }
 
 /** Payload of the socket.io `unsubscribe` message. */

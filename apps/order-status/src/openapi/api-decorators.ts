@@ -4,13 +4,16 @@ import {
   ApiCookieAuth,
   ApiHeader,
   ApiParam,
+  ApiQuery,
   ApiResponse,
   ApiSecurity,
   DECORATORS,
   type HeadersObject,
 } from '@nestjs/swagger';
 import {
+  DOMAIN_NAME_PATTERN,
   ErrorCode,
+  EXPECTED_DOMAIN_PARAM,
   HTTP_STATUS_BY_CODE,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_KEY_PATTERN,
@@ -34,7 +37,7 @@ const ERROR_MEANING: Readonly<Record<ErrorCode, string>> = {
   [ErrorCode.PermissionDenied]: "The token lacks the scope, or the order is someone else's.",
   [ErrorCode.NotFound]: 'No such order (or route).',
   [ErrorCode.FailedPrecondition]:
-    'Conflicts with the current state (e.g. a transition the life cycle forbids, or an idempotency key reused for another request).',
+    'Conflicts with the current state (e.g. a transition the life cycle forbids, an idempotency key reused for another request, or a stream subscribed with another `domain` than the service streams).',
   [ErrorCode.ResourceExhausted]:
     'A limit was reached (connections per principal, publish rate). Retry after `Retry-After`.',
   [ErrorCode.Internal]: 'An unexpected failure; details are logged, never sent.',
@@ -85,6 +88,18 @@ export function ApiOrderIdParam(): MethodDecorator & ClassDecorator {
     description: `1-${ORDER_ID_MAX_LENGTH} characters of [A-Za-z0-9_-], starting with a letter or digit.`,
     schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, maxLength: ORDER_ID_MAX_LENGTH },
     example: 'order-1',
+  });
+}
+
+/** `?domain=`: the domain the subscriber decodes, refused with 409 when it is not the service's. */
+export function ApiExpectedDomainQuery(): MethodDecorator & ClassDecorator {
+  return ApiQuery({
+    name: EXPECTED_DOMAIN_PARAM,
+    required: false,
+    description:
+      "The stream domain the client decodes (e.g. `order`). Another domain than the service's is answered with 409 `failed_precondition` naming both; absent: not checked.",
+    schema: { type: 'string', pattern: DOMAIN_NAME_PATTERN.source },
+    example: 'order',
   });
 }
 

@@ -1,3 +1,4 @@
+import { EXPECTED_DOMAIN_PARAM } from '@app/contracts/expected-domain';
 import type { StreamDomain } from '@app/contracts/stream-domain';
 import type { StreamItemOf } from '@app/contracts/stream-item';
 import type { WireDomain } from './wire-items';
@@ -88,6 +89,11 @@ export function withDefaultDomain<D extends WireDomain>(
 /** `baseUrl` without trailing slashes, then `/v1/orders/<id>/<suffix>`. */
 export function orderUrl(baseUrl: string, orderId: string, suffix: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/v1/orders/${encodeURIComponent(orderId)}/${suffix}`;
+}
+
+/** `&domain=<name>`: the domain the client decodes, which the service checks against its own. */
+export function domainQuery(domain: { readonly name: string }): string {
+  return `&${EXPECTED_DOMAIN_PARAM}=${encodeURIComponent(domain.name)}`;
 }
 
 export function bearer(token: string | undefined): Record<string, string> {

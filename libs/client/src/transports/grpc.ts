@@ -11,6 +11,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { EXPECTED_DOMAIN_METADATA } from '@app/contracts/expected-domain';
 import { GRPC_CALL_CANCELLED } from '@app/contracts/grpc-call-events';
 import { StreamEndTrailer } from '@app/contracts/grpc-trailers';
 import { StreamEndReason } from '@app/contracts/stream-envelope';
@@ -72,7 +73,7 @@ function trailer(md: Metadata | undefined, key: string): string | undefined {
 
 /**
  * gRPC server-streaming `Subscribe {orderId, afterSeq}`, the token as `authorization`
- * metadata (read per call, so a refreshed token is used on the next one). One channel
+ * metadata and the domain's name as `stream-domain` (read per call, so a refreshed token is used on the next one). One channel
  * per watch, reused across resubscribes while it is connected or idle; one that is in
  * TRANSIENT_FAILURE is replaced, because grpc-js fails every call on it with its last
  * error until its own reconnect backoff (1 s, growing by 1.6 up to 120 s) runs out, so
@@ -104,6 +105,7 @@ export const grpcConnector: ConnectorFactory<StreamDomain> = (opts) => {
         const md = new Metadata();
         const token = req.token();
         if (token) md.set('authorization', `Bearer ${token}`);
+        md.set(EXPECTED_DOMAIN_METADATA, domain.name);
         const call = client.subscribe({ orderId: req.orderId, afterSeq: req.afterSeq }, md);
         let opened = false;
         let settled = false;

@@ -1,7 +1,13 @@
 import { StreamEndReason, type StreamSkipped } from '@app/contracts/stream-envelope';
 import type { StreamItemOf, StreamResetOf } from '@app/contracts/stream-item';
 import { httpError, networkError, retryAfterHeaderMs } from '../watch-error';
-import { bearer, orderUrl, type ConnectionEnd, type ConnectorFactory } from './connector';
+import {
+  bearer,
+  domainQuery,
+  orderUrl,
+  type ConnectionEnd,
+  type ConnectorFactory,
+} from './connector';
 import { defaultWireName, wireItem, type WireDomain } from './wire-items';
 
 /** A 200 answer of `GET /v1/orders/:id/events`. */
@@ -43,7 +49,7 @@ export const longPollConnector: ConnectorFactory<WireDomain> = (opts) => {
     connect: async (req): Promise<ConnectionEnd> => {
       let opened = false;
       for (;;) {
-        const url = `${orderUrl(opts.baseUrl, req.orderId, 'events')}?after=${req.cursor()}&wait=${opts.longPollWaitS}`;
+        const url = `${orderUrl(opts.baseUrl, req.orderId, 'events')}?after=${req.cursor()}&wait=${opts.longPollWaitS}${domainQuery(domain)}`;
         const res = await fetch(url, {
           headers: bearer(req.token()),
           signal: req.signal,

@@ -39,7 +39,7 @@ interface PooledSocket {
 }
 
 /**
- * socket.io: `subscribe {orderId, afterSeq}` with an ack, then the order's items and one
+ * socket.io: `subscribe {orderId, afterSeq, domain}` with an ack, then the order's items and one
  * `end`. socket.io's own reconnection is off (the watch owns retries, resume and
  * backoff). Every watch that uses this connector with the same token shares one socket,
  * connecting or connected, each subscription on it ending with `unsubscribe` (so a watch
@@ -130,7 +130,7 @@ export const socketIoConnector: ConnectorFactory<WireDomain> = (opts) => {
         const subscribe = () =>
           s.emit(
             'subscribe',
-            { orderId: req.orderId, afterSeq: req.afterSeq },
+            { orderId: req.orderId, afterSeq: req.afterSeq, domain: domain.name },
             (ack: SubscribeAck) => {
               if (settled) {
                 // Left while the ack was on its way: the service subscribed it anyway.

@@ -1,7 +1,13 @@
 import { ErrorCode } from '@app/contracts/gateway-error';
 import { StreamEndReason } from '@app/contracts/stream-envelope';
 import { httpError, toWatchError, WatchError } from '../watch-error';
-import { bearer, orderUrl, type ConnectionEnd, type ConnectRequest } from './connector';
+import {
+  bearer,
+  domainQuery,
+  orderUrl,
+  type ConnectionEnd,
+  type ConnectRequest,
+} from './connector';
 import { itemWireNames, wireItem, type WireDomain } from './wire-items';
 
 /** The part of the browser's EventSource used here (the Node typings have none). */
@@ -124,9 +130,12 @@ export function connectEventSource(
   return auth.query(req).then(
     (ticket) =>
       new Promise<ConnectionEnd>((resolve, reject) => {
-        const es = new EventSource(`${streamUrl}?after=${req.afterSeq}${ticket}`, {
-          withCredentials: true,
-        });
+        const es = new EventSource(
+          `${streamUrl}?after=${req.afterSeq}${domainQuery(domain)}${ticket}`,
+          {
+            withCredentials: true,
+          },
+        );
         let settled = false;
         let everOpen = false;
         /** The service ended the stream and EventSource is reconnecting by itself. */
@@ -180,7 +189,7 @@ export function connectEventSource(
           if (settled) return;
           if (es.readyState === EventSource.CLOSED) {
             finish(() => {
-              probe(streamUrl, req).then(resolve, reject);
+              probe(streamUrl, req, domain).then(resolve, reject);
             });
           } else if (auth.usesTicket) {
             finish(() => reject(new WatchError(ErrorCode.Unavailable, 'connection lost')));
@@ -194,8 +203,12 @@ export function connectEventSource(
 }
 
 /** Why EventSource gave up: the same request over fetch, which sees the status. */
-async function probe(streamUrl: string, req: ConnectRequest): Promise<ConnectionEnd> {
-  const res = await fetch(`${streamUrl}?after=${req.cursor()}`, {
+async function probe(
+  streamUrl: string,
+  req: ConnectRequest,
+  domain: WireDomain,
+): Promise<ConnectionEnd> {
+  const res = await fetch(`${streamUrl}?after=${req.cursor()}${domainQuery(domain)}`, {
     headers: { accept: 'text/event-stream', ...bearer(req.token()) },
     credentials: 'include',
     signal: req.signal,

@@ -1,6 +1,12 @@
 import { WatchError, httpError, networkError } from '../watch-error';
 import { ErrorCode } from '@app/contracts/gateway-error';
-import { bearer, orderUrl, type ConnectionEnd, type ConnectRequest } from './connector';
+import {
+  bearer,
+  domainQuery,
+  orderUrl,
+  type ConnectionEnd,
+  type ConnectRequest,
+} from './connector';
 import { SseParser } from './sse-parser';
 import { wireItem, type WireDomain } from './wire-items';
 
@@ -16,7 +22,7 @@ export async function connectSseFetch(
   req: ConnectRequest,
   domain: WireDomain,
 ): Promise<ConnectionEnd> {
-  const url = orderUrl(baseUrl, req.orderId, 'stream');
+  const url = `${orderUrl(baseUrl, req.orderId, 'stream')}?${domainQuery(domain).slice(1)}`;
   const res = await fetch(url, {
     headers: {
       accept: 'text/event-stream',

@@ -1,6 +1,7 @@
 import { ErrorCode, HTTP_STATUS_BY_CODE } from '@app/contracts/gateway-error';
 import { isErrorCode, networkError, toWatchError, WatchError } from '../watch-error';
 import {
+  domainQuery,
   orderUrl,
   type ConnectionEnd,
   type ConnectorFactory,
@@ -83,7 +84,7 @@ function connectWebSocket(
   req: ConnectRequest,
   domain: WireDomain,
 ): Promise<ConnectionEnd> {
-  const url = `${orderUrl(baseUrl, req.orderId, 'ws').replace(/^http/, 'ws')}?after=${req.afterSeq}`;
+  const url = `${orderUrl(baseUrl, req.orderId, 'ws').replace(/^http/, 'ws')}?after=${req.afterSeq}${domainQuery(domain)}`;
   const token = req.token();
   const protocols = token
     ? [WEBSOCKET_PROTOCOL, `${BEARER_PROTOCOL_PREFIX}${token}`]

@@ -1,8 +1,11 @@
 import { ENVELOPE_ITEM_KINDS, type StreamDomain } from '@app/contracts/stream-domain';
 import type { StreamItemOf } from '@app/contracts/stream-item';
 
-/** What the client needs of a domain to read the JSON transports: its kinds' names. */
-export type WireDomain = Pick<StreamDomain<never>, 'kinds'>;
+/**
+ * What the client needs of a domain to read the JSON transports: its kinds' names, and its
+ * own, which every subscribe states so that a service of another domain refuses it.
+ */
+export type WireDomain = Pick<StreamDomain<never>, 'kinds' | 'name'>;
 
 /**
  * The JSON transports name an item by its wire event (SSE `event:`, socket.io event

@@ -3,6 +3,7 @@ import { GrpcMethod } from '@nestjs/microservices';
 import type { Metadata } from '@grpc/grpc-js';
 import type { Observable } from 'rxjs';
 import type { Principal } from '@app/auth';
+import { EXPECTED_DOMAIN_METADATA } from '@app/contracts';
 import { OrderEventBus } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { ConnectionObserver } from '../../connections/connection-observer';
@@ -49,6 +50,7 @@ export class OrderStatusGrpcController {
         domain: this.bus.domain,
         log: this.log,
         authenticate: () => this.authenticate(metadata),
+        expectedDomain: expectedDomainOf(metadata),
       },
       req,
       call,
@@ -58,4 +60,10 @@ export class OrderStatusGrpcController {
   private authenticate(metadata: Metadata): Promise<Principal> {
     return authenticateCall(this.auth, metadata);
   }
+}
+
+/** The `stream-domain` metadata: undefined when absent, every value when repeated (refused). */
+function expectedDomainOf(metadata: Metadata): unknown {
+  const values = metadata.get(EXPECTED_DOMAIN_METADATA);
+  return values.length > 1 ? values : values[0];
 }

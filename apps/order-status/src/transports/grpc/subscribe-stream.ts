@@ -1,6 +1,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type { Principal } from '@app/auth';
 import {
+  checkExpectedDomain,
   GRPC_CALL_CANCELLED,
   parseOrderId,
   parseSeq,
@@ -33,6 +34,8 @@ export interface SubscribeDeps {
   readonly log: ConnectionObserver;
   /** Verifies the call's credentials (its `authorization` metadata). */
   authenticate(): Promise<Principal>;
+  /** The domain the client decodes (its `stream-domain` metadata), undefined when it names none. */
+  readonly expectedDomain?: unknown;
 }
 
 /**
@@ -81,6 +84,7 @@ export function subscribeStream(
         call.principal = principal;
         const orderId = parseOrderId(req.orderId);
         const afterSeq = parseSeq(req.afterSeq, 'after_seq');
+        checkExpectedDomain(deps.domain.name, deps.expectedDomain);
         sink.lastSeq = afterSeq;
         deps.connections
           .busStream({

@@ -7,7 +7,13 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { ErrorCode, GatewayError, parseOrderId, parseSeq } from '@app/contracts';
+import {
+  checkExpectedDomain,
+  ErrorCode,
+  GatewayError,
+  parseOrderId,
+  parseSeq,
+} from '@app/contracts';
 import { OrderEventBus } from '@app/event-bus';
 import { openPoll, type PollHold } from './poll';
 import { APP_CONFIG } from '../../config/config.module';
@@ -18,6 +24,7 @@ import { LogConnection } from '../../connections/connection-log.guard';
 import {
   ApiBearer,
   ApiErrors,
+  ApiExpectedDomainQuery,
   ApiOrderIdParam,
   ORDER_ROUTE_ERRORS,
 } from '../../openapi/api-decorators';
@@ -65,6 +72,7 @@ export class LongPollController {
       'Seconds to hold the request while nothing is new (default LONG_POLL_DEFAULT_WAIT_S; longer asks are capped at LONG_POLL_MAX_WAIT_S; 0: answer at once).',
     schema: { type: 'integer', minimum: 0 },
   })
+  @ApiExpectedDomainQuery()
   @ApiOkResponse({ type: PollBody, description: 'What came after `after`.' })
   @ApiNoContentResponse({
     description:
@@ -76,7 +84,7 @@ export class LongPollController {
       },
     },
   })
-  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.FailedPrecondition, ErrorCode.ResourceExhausted)
   async poll(@Res() reply: FastifyReply): Promise<void> {
     // Read from the request rather than through @Param/@Query: a poll is a request many
     // times a second per client, and each such parameter runs the global ValidationPipe
@@ -84,10 +92,11 @@ export class LongPollController {
     // parsers below check anyway. The route's parameters are documented above.
     const { params, query } = reply.request as FastifyRequest<{
       Params: { orderId?: unknown };
-      Querystring: { after?: unknown; wait?: unknown };
+      Querystring: { after?: unknown; wait?: unknown; domain?: unknown };
     }>;
     const orderId = parseOrderId(params.orderId);
     const after = parseSeq(query.after, 'after');
+    checkExpectedDomain(this.bus.domain.name, query.domain);
     const waitS = this.waitSeconds(query.wait);
     // Authenticated by HttpAuthGuard (bearer token); every poll is authorized for the order,
     // and a held request counts as an open connection of the principal while it waits.

@@ -9,8 +9,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  checkExpectedDomain,
   EncodeOnce,
   ErrorCode,
+  EXPECTED_DOMAIN_PARAM,
   parseOrderId,
   parseSeq,
   StreamEndReason,
@@ -31,6 +33,7 @@ import { endHijackedError, hijackedHead, type HeadHeaders } from '../../http/hij
 import { LogConnection } from '../../connections/connection-log.guard';
 import {
   ApiErrors,
+  ApiExpectedDomainQuery,
   ApiOrderIdParam,
   ApiStreamCredentials,
   ORDER_ROUTE_ERRORS,
@@ -66,6 +69,8 @@ const TRANSPORT = 'sse';
 export class SseController {
   /** The frames of the bus's domain, shared by every stream. */
   private readonly frames: EncodeOnce<Buffer, StreamItemOf>;
+  /** The bus's domain, which a subscriber may name (`?domain=`). */
+  private readonly domainName: string;
 
   constructor(
     @Inject(StreamConnections) private readonly connections: StreamConnections,
@@ -74,6 +79,7 @@ export class SseController {
     @Inject(OrderEventBus) bus: OrderEventBus,
   ) {
     this.frames = sseFrames(bus.domain);
+    this.domainName = bus.domain.name;
   }
 
   /**
@@ -99,6 +105,7 @@ export class SseController {
       'Resume after this seq (0 or absent: from the start of retention). `Last-Event-ID` wins when both are sent.',
     schema: { type: 'integer', minimum: 0, format: 'int64' },
   })
+  @ApiExpectedDomainQuery()
   @ApiHeader({
     name: 'Last-Event-ID',
     required: false,
@@ -113,10 +120,11 @@ export class SseController {
     description:
       'The order is finished and there is nothing after the resume point: EventSource stops reconnecting.',
   })
-  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.ResourceExhausted)
+  @ApiErrors(...ORDER_ROUTE_ERRORS, ErrorCode.FailedPrecondition, ErrorCode.ResourceExhausted)
   async stream(
     @Param('orderId') rawOrderId: string,
     @Query('after') rawAfter: unknown,
+    @Query(EXPECTED_DOMAIN_PARAM) rawDomain: unknown,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -142,6 +150,7 @@ export class SseController {
         lastEventId !== undefined
           ? parseSeq(lastEventId, 'Last-Event-ID')
           : parseSeq(rawAfter, 'after');
+      checkExpectedDomain(this.domainName, rawDomain);
       // The guard has authenticated the request; a principal is always there.
       const principal = req.principal;
       if (principal === undefined) throw new Error('SSE route reached without a principal');

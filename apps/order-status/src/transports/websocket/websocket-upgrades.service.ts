@@ -5,8 +5,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { StreamTicketStore } from '@app/auth';
 import {
+  checkExpectedDomain,
   errorBody,
   ErrorCode,
+  EXPECTED_DOMAIN_PARAM,
   GatewayError,
   parseOrderId,
   parseSeq,
@@ -55,6 +57,8 @@ export class WebSocketUpgrades {
   private readonly wss: WebSocketServer;
   /** The frames of the bus's domain, shared by every socket. */
   private readonly frames: EncodeOnce<Buffer, StreamItemOf>;
+  /** The bus's domain, which a subscriber may name (`?domain=`). */
+  private readonly domainName: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -67,6 +71,7 @@ export class WebSocketUpgrades {
     @Inject(OrderEventBus) bus: OrderEventBus,
   ) {
     this.frames = websocketFrames(bus.domain);
+    this.domainName = bus.domain.name;
     this.wss = new WebSocketServer({
       noServer: true,
       // Closed with 1009 past it; the client has nothing to send.
@@ -137,6 +142,8 @@ export class WebSocketUpgrades {
         parseCookie,
       });
       if (!stream.open) return;
+      // After authentication, as on the HTTP routes and gRPC: a stranger learns no domain.
+      checkExpectedDomain(this.domainName, single(query.getAll(EXPECTED_DOMAIN_PARAM)));
       const logged = this.observer.opened(WEBSOCKET_TRANSPORT, principal.subject, { orderId });
       ws.once('close', (code: number) => logged.closed(String(code)));
       await startStream(
@@ -168,6 +175,11 @@ function decodeOrderId(raw: string): string {
   } catch {
     throw new GatewayError(ErrorCode.InvalidArgument, 'malformed order id');
   }
+}
+
+/** A query parameter's value: undefined when absent, every value when repeated (refused). */
+function single(values: string[]): string | string[] | undefined {
+  return values.length > 1 ? values : values[0];
 }
 
 /** An HTTP answer instead of the upgrade, then the socket is closed. */

@@ -18,6 +18,11 @@ export interface SubscribeRequest {
   readonly orderId: string;
   /** Resume point: the last seq the client saw; absent or 0 means from the start of retention. */
   readonly afterSeq?: number;
+  /**
+   * The stream domain the client decodes (e.g. `order`): another than the service's is
+   * refused with a `failed_precondition` ack naming both; absent: not checked.
+   */
+  readonly domain?: string;
 }
 
 /** Payload of `unsubscribe` (validated with `UnsubscribeDto`). */

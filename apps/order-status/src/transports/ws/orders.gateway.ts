@@ -12,6 +12,7 @@ import type { Namespace } from 'socket.io';
 import { assertNotExpired } from '@app/auth';
 import {
   ByteBudget,
+  checkExpectedDomain,
   errorBody,
   ErrorCode,
   SubscribeDto,
@@ -146,6 +147,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
     try {
       const session = this.session(socket);
       const req = parsePayload(SubscribeDto, 'subscribe', payload);
+      checkExpectedDomain(this.bus.domain.name, req.domain);
       const { lastSeq, start } = await session.subscribe(req.orderId, req.afterSeq ?? 0);
       reply({ ok: true, orderId: req.orderId, lastSeq });
       start();
