@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** What an OTLP sink received: POSTs, spans in them, bytes. */
+export interface OtlpCounts {
+  readonly exports: number;
+  readonly spans: number;
+  readonly bytes: number;
+}
+
 /**
  * Where the tracing rungs' service exports its spans: an OTLP/HTTP endpoint on loopback
  * that answers every export at once and keeps only counts. A real exporter to a real
@@ -30,7 +37,7 @@ export class OtlpSink {
   }
 
   /** The counts so far, and zeroes them (one reading per run). */
-  take(): { exports: number; spans: number; bytes: number } {
+  take(): OtlpCounts {
     const out = { exports: this.exports, spans: this.spans, bytes: this.bytes };
     this.exports = this.spans = this.bytes = 0;
     return out;

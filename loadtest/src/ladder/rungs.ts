@@ -135,6 +135,12 @@ export const LADDER_RUNGS: readonly LadderRung[] = [
   },
 ];
 
+/** The share of traces a tracing rung samples (`OTEL_TRACES_SAMPLER_ARG`; 1 without it). */
+export function samplingRatio(rung: LadderRung): number {
+  const arg = rung.env?.OTEL_TRACES_SAMPLER_ARG;
+  return arg === undefined ? 1 : Number(arg);
+}
+
 /** Whether a rung applies to `transport` (it may still be unavailable in this build). */
 export const rungApplies = (rung: LadderRung, transport: TransportName): boolean =>
   rung.transports === undefined || rung.transports.includes(transport);

@@ -1,5 +1,6 @@
 import { OtlpSink } from '../ladder/otlp-sink';
-import { runnableRungs } from '../ladder/rungs';
+import { withExportedSpans } from '../ladder/exported-spans';
+import { runnableRungs, samplingRatio } from '../ladder/rungs';
 import type { RunResult } from './result';
 import { runTransport } from './run-transport';
 import { steadyLoad } from './steady';
@@ -46,12 +47,12 @@ export const ladder: Scenario = {
               transport,
               ...steadyLoad(o, { subscribers: 500, durationS: 5 }, transport),
             });
-            // What the sink received over the run (warm-up included): spans, exports, bytes.
-            const otlp = rung.exportsSpans && sink ? sink.take() : undefined;
-            const exported: Record<string, number> = otlp
-              ? { otlpSpans: otlp.spans, otlpExports: otlp.exports, otlpBytes: otlp.bytes }
-              : {};
-            out.push({ ...r, extra: { ...r.extra, round, rung: rung.id, ...exported } });
+            const run = { ...r, extra: { ...r.extra, round, rung: rung.id } };
+            out.push(
+              rung.exportsSpans && sink
+                ? withExportedSpans(run, sink.take(), samplingRatio(rung))
+                : run,
+            );
           }
         }
       } finally {

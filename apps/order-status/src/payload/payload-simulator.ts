@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import {
   publishPayload,
   publishPayloadSync,
@@ -8,6 +8,7 @@ import {
 import { StreamStore } from '@app/store';
 import { DEFAULT_SIMULATOR_CUSTOMERS, simulatedOwner } from '../simulator/simulator';
 import { SimulatorClock, type SimulatorState } from '../simulator/simulator-clock';
+import { OrderTracing } from '../tracing/order-tracing';
 
 /** The load test's steady schedule in the payload domain: which streams, how fast, how big. */
 export interface PayloadSchedule {
@@ -46,8 +47,10 @@ export class PayloadSimulator extends SimulatorClock implements OnApplicationShu
 
   constructor(
     @Inject(StreamStore) private readonly store: StreamStore<PayloadEvent, PayloadSnapshot>,
+    /** With tracing on: each synchronous publish is a root `publish` span (sampled). */
+    @Optional() @Inject(OrderTracing) tracing?: OrderTracing,
   ) {
-    super();
+    super(tracing);
   }
 
   status(): PayloadSimulatorStatus {
@@ -114,11 +117,6 @@ export class PayloadSimulator extends SimulatorClock implements OnApplicationShu
       void this.counted(() => publishPayload(this.store, { orderId, bytes }));
       return;
     }
-    try {
-      publishPayloadSync(this.store, { orderId, bytes });
-      this.published++;
-    } catch {
-      this.failed++;
-    }
+    this.publishSync('payload', { orderId, bytes }, (c) => publishPayloadSync(this.store, c));
   }
 }

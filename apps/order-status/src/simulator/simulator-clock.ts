@@ -1,3 +1,6 @@
+import type { DomainEvent, TraceContext } from '@app/contracts';
+import type { OrderTracing } from '../tracing/order-tracing';
+
 /** Where a simulator is: prepared, publishing, or stopped. */
 export type SimulatorState = 'idle' | 'ready' | 'running' | 'stopped';
 
@@ -6,6 +9,12 @@ export const SIMULATOR_TICK_MS = 10;
 
 /** Publishes waiting for an async store at most; beyond it a tick publishes nothing. */
 export const MAX_IN_FLIGHT = 10_000;
+
+/** A simulated publish: the stream it goes to and, traced, the context it carries. */
+export interface SimulatedCommand {
+  readonly orderId: string;
+  readonly traceContext?: TraceContext;
+}
 
 /**
  * What every simulator shares (the order's and the payload domain's): its state, the
@@ -23,6 +32,12 @@ export abstract class SimulatorClock {
   private timer?: NodeJS.Timeout;
   private due = 0;
   private durationMs = 0;
+  /** Traces every synchronous publish; undefined with tracing off. */
+  private readonly tracing: OrderTracing | undefined;
+
+  constructor(tracing?: OrderTracing) {
+    this.tracing = tracing?.enabled ? tracing : undefined;
+  }
 
   /** One tick of the running schedule, `elapsedMs` after its start. */
   protected abstract tick(elapsedMs: number): void;
@@ -66,6 +81,28 @@ export abstract class SimulatorClock {
     const n = Math.min(target - this.due, Math.max(0, MAX_IN_FLIGHT - this.inFlight));
     this.due += n;
     return n;
+  }
+
+  /**
+   * Runs one synchronous publish of `kind` and counts it; with tracing on, in a root
+   * `publish` span of its own, as a traced caller's publish would be (a traced load test
+   * prices what production pays). Untraced, the store is called with no closure per event.
+   */
+  protected publishSync<C extends SimulatedCommand>(
+    kind: string,
+    cmd: C,
+    publish: (cmd: C) => DomainEvent,
+  ): void {
+    try {
+      if (this.tracing === undefined) publish(cmd);
+      else
+        this.tracing.publishSync({ orderId: cmd.orderId, kind }, (traceContext) =>
+          publish(traceContext === undefined ? cmd : { ...cmd, traceContext }),
+        );
+      this.published++;
+    } catch {
+      this.failed++;
+    }
   }
 
   /**

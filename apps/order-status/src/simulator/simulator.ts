@@ -125,9 +125,9 @@ export class OrderSimulator extends SimulatorClock {
   constructor(
     private readonly store: StreamStore<OrderEvent, OrderSnapshot>,
     /** With tracing on: each synchronous publish is a root `publish` span (sampled). */
-    private readonly tracing?: OrderTracing,
+    tracing?: OrderTracing,
   ) {
-    super();
+    super(tracing);
   }
 
   status(): SimulatorStatus {
@@ -314,13 +314,7 @@ export class OrderSimulator extends SimulatorClock {
       status,
       ...(reason !== undefined ? { reason } : {}),
     };
-    try {
-      if (this.tracing === undefined) publishStatusSync(this.store, cmd);
-      else this.traced(this.tracing, cmd, 'status', (c) => publishStatusSync(this.store, c));
-      this.published++;
-    } catch {
-      this.failed++;
-    }
+    this.publishSync('status', cmd, (c) => publishStatusSync(this.store, c));
   }
 
   private async publishAsync(
@@ -352,27 +346,6 @@ export class OrderSimulator extends SimulatorClock {
       void this.counted(() => publishTracking(this.store, cmd));
       return;
     }
-    try {
-      if (this.tracing === undefined) publishTrackingSync(this.store, cmd);
-      else this.traced(this.tracing, cmd, 'tracking', (c) => publishTrackingSync(this.store, c));
-      this.published++;
-    } catch {
-      this.failed++;
-    }
-  }
-
-  /**
-   * A synchronous publish in a trace of its own (tracing on only: untraced publishes call
-   * the store directly, with no closure per event).
-   */
-  private traced<C extends PublishCommand | TrackingCommand>(
-    tracing: OrderTracing,
-    cmd: C,
-    kind: 'status' | 'tracking',
-    publishSync: (cmd: C) => OrderEvent,
-  ): void {
-    tracing.publishSync({ orderId: cmd.orderId, kind }, (traceContext) =>
-      publishSync(traceContext === undefined ? cmd : { ...cmd, traceContext }),
-    );
+    this.publishSync('tracking', cmd, (c) => publishTrackingSync(this.store, c));
   }
 }

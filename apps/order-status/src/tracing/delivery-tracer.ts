@@ -17,7 +17,7 @@ import {
   EVENT_WRITE,
   SPAN_DELIVER,
 } from './span-attributes';
-import type { OpenSpans } from './span-scope';
+import { startRecorded, type OpenSpans } from './span-scope';
 
 /**
  * One `deliver` span per event per instance, a child of the publish's `store` span (from
@@ -40,12 +40,11 @@ export class EventDeliveryTracer implements DeliveryTracer {
     const appending = this.appending.get(context);
     if (appending !== undefined) return new EventDelivery(appending, event, false);
     const parent = this.propagator.extract(ROOT_CONTEXT, context, defaultTextMapGetter);
-    const span = this.tracer.startSpan(
+    const span = startRecorded(
+      this.tracer,
       SPAN_DELIVER,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: { [ATTR_ORDER_ID]: event.orderId, [ATTR_SEQ]: event.seq },
-      },
+      SpanKind.CONSUMER,
+      { [ATTR_ORDER_ID]: event.orderId, [ATTR_SEQ]: event.seq },
       parent,
     );
     if (!span.isRecording()) return undefined;

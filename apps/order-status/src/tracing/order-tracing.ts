@@ -25,7 +25,7 @@ import {
   SPAN_STORE,
   TRACER_NAME,
 } from './span-attributes';
-import { OpenSpans, within } from './span-scope';
+import { OpenSpans, startRecorded, within } from './span-scope';
 import type { PublishApi, PublishOrigin } from './trace-headers';
 import { createTracerProvider } from './tracer-provider';
 
@@ -98,9 +98,11 @@ export class OrderTracing {
     const parent = origin
       ? propagator.extract(ROOT_CONTEXT, origin, defaultTextMapGetter)
       : ROOT_CONTEXT;
-    const span = tracer.startSpan(
+    const span = startRecorded(
+      tracer,
       SPAN_PUBLISH,
-      { kind: SpanKind.SERVER, attributes: publishAttributes(target, origin?.api ?? 'rest') },
+      SpanKind.SERVER,
+      publishAttributes(target, origin?.api ?? 'rest'),
       parent,
     );
     const context = trace.setSpan(parent, span);
@@ -122,9 +124,9 @@ export class OrderTracing {
   ): E {
     const tracer = this.tracer;
     if (tracer === undefined) return append(undefined);
-    const span = tracer.startSpan(SPAN_PUBLISH, {
-      kind: SpanKind.INTERNAL,
-      attributes: { ...publishAttributes(target, 'simulator'), [ATTR_STORE]: this.storeKind },
+    const span = startRecorded(tracer, SPAN_PUBLISH, SpanKind.INTERNAL, {
+      ...publishAttributes(target, 'simulator'),
+      [ATTR_STORE]: this.storeKind,
     });
     return this.appending.around(span, ROOT_CONTEXT, append, (event) => {
       if (event !== undefined) span.setAttribute(ATTR_SEQ, event.seq);
@@ -155,12 +157,11 @@ export class OrderTracing {
     target: PublishTarget,
     append: (context: TraceContext | undefined) => Promise<E>,
   ): Promise<E> {
-    const span = tracer.startSpan(
+    const span = startRecorded(
+      tracer,
       SPAN_STORE,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: { [ATTR_ORDER_ID]: target.orderId, [ATTR_STORE]: this.storeKind },
-      },
+      SpanKind.INTERNAL,
+      { [ATTR_ORDER_ID]: target.orderId, [ATTR_STORE]: this.storeKind },
       parent,
     );
     return this.appending.around(span, parent, append, (event) =>

@@ -2,12 +2,34 @@ import {
   defaultTextMapSetter,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Context,
   type Span,
+  type SpanKind,
   type TextMapPropagator,
+  type Tracer,
 } from '@opentelemetry/api';
 import { GatewayError, type TraceContext } from '@app/contracts';
 import { ATTR_ERROR_CODE } from './span-attributes';
+
+/**
+ * Starts a span and gives it `attributes` only if it records. The samplers the service
+ * offers (OTEL_TRACES_SAMPLER) decide on the trace id and the parent alone, so nothing is
+ * lost by setting them after the decision, and an unsampled span skips the SDK's
+ * validation of each value at the start (which a sampled span would pay twice); a sampler
+ * that reads attributes would need them passed to `startSpan` instead.
+ */
+export function startRecorded(
+  tracer: Tracer,
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  parent?: Context,
+): Span {
+  const span = tracer.startSpan(name, { kind }, parent);
+  if (span.isRecording()) span.setAttributes(attributes);
+  return span;
+}
 
 /**
  * Runs `body` inside `span`, synchronous or not: `done` reads its result into the span,
