@@ -8,13 +8,13 @@ import {
   type StreamEndReason,
   type StreamItemOf,
 } from '@app/contracts';
-import { OrderEventBus, OverflowPolicy, type BusStore, type DeliverySink } from '@app/event-bus';
+import { StreamEventBus, OverflowPolicy, type BusStore, type DeliverySink } from '@app/event-bus';
 import { wireItem } from '../../libs/client/src/transports/wire-items';
 import { pollBodyJson } from '../../apps/order-status/src/transports/long-poll/poll-answer';
 import { itemFrame } from '../../apps/order-status/src/transports/sse/sse-frames';
 import { itemFrame as websocketItemFrame } from '../../apps/order-status/src/transports/websocket/websocket-frames';
 import { PAYLOAD_DOMAIN, type PayloadEvent, type PayloadSnapshot } from '@app/payload-domain';
-import type { OrderOwnership } from '@app/store';
+import type { StreamOwnership } from '@app/store';
 
 type PayloadItem = StreamItemOf<PayloadEvent, PayloadSnapshot>;
 
@@ -48,7 +48,7 @@ class PayloadStore implements BusStore<PayloadEvent, PayloadSnapshot> {
   }
 
   /** Streams here have no owner. */
-  async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+  async getOwnership(orderId: string): Promise<StreamOwnership | undefined> {
     return this.streams.has(orderId) ? {} : undefined;
   }
 
@@ -129,11 +129,11 @@ describe('the payload domain through the engine', () => {
 
   describe('on a bus typed by its own event and snapshot', () => {
     let store: PayloadStore;
-    let bus: OrderEventBus<PayloadEvent, PayloadSnapshot>;
+    let bus: StreamEventBus<PayloadEvent, PayloadSnapshot>;
 
     beforeEach(() => {
       store = new PayloadStore();
-      bus = new OrderEventBus(store, { maxStreamAgeMs: 0 });
+      bus = new StreamEventBus(store, { maxStreamAgeMs: 0 });
       bus.start();
     });
 

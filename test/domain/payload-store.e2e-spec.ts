@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { ErrorCode } from '@app/contracts';
-import { RedisOrderStore, redisKeys } from '@app/redis-store';
-import { InMemoryOrderStore, isReplay, type StreamStore } from '@app/store';
+import { RedisStreamStore, redisKeys } from '@app/redis-store';
+import { InMemoryStreamStore, isReplay, type StreamStore } from '@app/store';
 import {
   PAYLOAD_DOMAIN,
   publishPayload,
@@ -36,12 +36,12 @@ describe('the payload domain through both stores (generic append)', () => {
     () => Promise<StreamStore<PayloadEvent, PayloadSnapshot>>
   > = {
     'in-memory': async () => {
-      const store = new InMemoryOrderStore({ domain: DOMAIN });
+      const store = new InMemoryStreamStore({ domain: DOMAIN });
       stores.push(store);
       return store;
     },
     redis: async () => {
-      const store = new RedisOrderStore({ url: redis.url, keyPrefix: 'pl', domain: DOMAIN });
+      const store = new RedisStreamStore({ url: redis.url, keyPrefix: 'pl', domain: DOMAIN });
       stores.push(store);
       expect(await store.whenUp(5_000)).toBe(true);
       return store;

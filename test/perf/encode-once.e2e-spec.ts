@@ -12,7 +12,7 @@ import {
   ORDER_STATUS_SERVICE_NAME,
   PROTO_LOADER_OPTIONS,
 } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { SUBSCRIBE_ENCODING } from '../../apps/order-status/src/transports/grpc/subscribe-encoding';
 import { pollEventJson } from '../../apps/order-status/src/transports/long-poll/poll-answer';
 import { sseFrames } from '../../apps/order-status/src/transports/sse/sse-frames';
@@ -81,7 +81,7 @@ describe('encode once per event per wire format', () => {
       fetch(`${url}/events?after=1&wait=10`, { headers: app.authHeaders }).then((r) => r.text()),
     );
     // Every poll is held (a waiting poll holds a bus subscription) before the publish.
-    const bus = app.app.get(OrderEventBus);
+    const bus = app.app.get(StreamEventBus);
     await waitFor(() => bus.subscriberCount(ORDER) === 4 * PER_TRANSPORT, 'every long-poll held');
 
     const before = {

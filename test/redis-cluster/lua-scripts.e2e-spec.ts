@@ -5,7 +5,7 @@ import {
   type OrderEvent,
   type OrderSnapshot,
 } from '@app/order-domain';
-import { RedisOrderStore } from '@app/redis-store';
+import { RedisStreamStore } from '@app/redis-store';
 import { RedisCluster } from '../support/redis-cluster';
 import { errorReplies, ordersOnEveryMaster } from './cluster-support';
 
@@ -18,11 +18,11 @@ import { errorReplies, ordersOnEveryMaster } from './cluster-support';
  */
 describe('Lua scripts on Redis Cluster after the masters forgot them', () => {
   let cluster: RedisCluster;
-  let store: RedisOrderStore<OrderEvent, OrderSnapshot>;
+  let store: RedisStreamStore<OrderEvent, OrderSnapshot>;
 
   beforeAll(async () => {
     cluster = await RedisCluster.launch();
-    store = new RedisOrderStore({
+    store = new RedisStreamStore({
       domain: ORDER_DOMAIN,
       clusterNodes: cluster.seedNodes.split(','),
       reconnectMaxDelayMs: 50,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ORDER_DOMAIN } from '@app/order-domain';
-import { RedisOrderStore } from '@app/redis-store';
+import { RedisStreamStore } from '@app/redis-store';
 import { RedisCluster } from '../support/redis-cluster';
 import { waitFor } from '../support/wait-for';
 
@@ -26,7 +26,7 @@ describe('the Redis store on a cluster, closed', () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     for (let i = 0; i < 5; i++) {
-      const store = new RedisOrderStore({
+      const store = new RedisStreamStore({
         domain: ORDER_DOMAIN,
         clusterNodes: cluster.seedNodes.split(','),
         clusterSlotsRefreshMs: 1,

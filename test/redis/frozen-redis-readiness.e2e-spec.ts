@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { ORDER_DOMAIN, OrderStatus } from '@app/order-domain';
-import { RedisOrderStore } from '@app/redis-store';
+import { RedisStreamStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -83,7 +83,7 @@ describe('readiness with a frozen Redis (issue 35, 2)', () => {
     // The store on a Redis of its own that keeps running; REDIS_URL, which the auth state
     // connects to, is the one frozen.
     other = await RedisServer.launch();
-    const store = new RedisOrderStore({
+    const store = new RedisStreamStore({
       domain: ORDER_DOMAIN,
       url: other.url,
       pingIntervalMs: 200,

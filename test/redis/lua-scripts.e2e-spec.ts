@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Scope, type Principal } from '@app/auth';
 import { ORDER_DOMAIN, OrderStatus, publishStatus } from '@app/order-domain';
 import { isReplay } from '@app/store';
-import { authStateKeys, RedisAuthState, RedisOrderStore } from '@app/redis-store';
+import { authStateKeys, RedisAuthState, RedisStreamStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
@@ -41,7 +41,7 @@ describe('Lua scripts after Redis forgot them (SCRIPT FLUSH)', () => {
     Number(/errorstat_NOSCRIPT:count=(\d+)/.exec(await admin.info('errorstats'))?.[1] ?? 0);
 
   it('the order store publishes (with and without an idempotency key) and reads history', async () => {
-    const store = new RedisOrderStore({
+    const store = new RedisStreamStore({
       domain: ORDER_DOMAIN,
       url: redis.url,
       reconnectMaxDelayMs: 50,

@@ -2,19 +2,19 @@ import { Redis } from 'ioredis';
 import { ErrorCode, GatewayError } from '@app/contracts';
 import { ORDER_DOMAIN, OrderStatus, publishStatus } from '@app/order-domain';
 import { isReplay } from '@app/store';
-import { RedisOrderStore, redisKeys } from '@app/redis-store';
+import { RedisStreamStore, redisKeys } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
 const { Created, Paid, Packed } = OrderStatus;
 
 /** The Redis store's idempotency record, on its own against a private redis-server. */
-describe('RedisOrderStore idempotent publish', () => {
+describe('RedisStreamStore idempotent publish', () => {
   let redis: RedisServer;
   let admin: Redis;
-  const stores: RedisOrderStore[] = [];
+  const stores: RedisStreamStore[] = [];
   const open = async (opts: { idempotencyWindowMs?: number } = {}) => {
-    const store = new RedisOrderStore({
+    const store = new RedisStreamStore({
       domain: ORDER_DOMAIN,
       url: redis.url,
       reconnectMaxDelayMs: 50,

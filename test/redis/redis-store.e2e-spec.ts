@@ -9,16 +9,16 @@ import {
 } from '@app/order-domain';
 import { StoreResync } from '@app/store';
 import { describeEventModel } from '../../libs/store/src/testing/event-model.store-spec';
-import { RedisOrderStore } from '@app/redis-store';
+import { RedisStreamStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
 /** The Redis store on its own, against a private redis-server. */
-describe('RedisOrderStore', () => {
+describe('RedisStreamStore', () => {
   let redis: RedisServer;
-  const stores: RedisOrderStore[] = [];
+  const stores: RedisStreamStore[] = [];
   const open = async (opts: { historySize?: number; keyPrefix?: string } = {}) => {
-    const store = new RedisOrderStore({
+    const store = new RedisStreamStore({
       domain: ORDER_DOMAIN,
       url: redis.url,
       reconnectMaxDelayMs: 50,

@@ -9,8 +9,8 @@ import {
   type OrderEvent,
   type OrderSnapshot,
 } from '@app/order-domain';
-import { OrderEventBus, type BusSubscription } from '@app/event-bus';
-import { RedisOrderStore } from '@app/redis-store';
+import { StreamEventBus, type BusSubscription } from '@app/event-bus';
+import { RedisStreamStore } from '@app/redis-store';
 import { RecordingSink } from '../../libs/event-bus/src/testing/bus-fixtures';
 import { sequenceProblems, YieldingStore } from '../../libs/event-bus/src/testing/yielding-store';
 import { RedisServer } from '../support/redis-server';
@@ -53,9 +53,9 @@ function lastSeenOf(items: readonly StreamItem[], from: number): number {
  */
 describe('replay/live race on the Redis store', () => {
   let redis: RedisServer;
-  let publisher: RedisOrderStore<OrderEvent, OrderSnapshot>;
-  let subscriberStore: RedisOrderStore<OrderEvent, OrderSnapshot>;
-  let bus: OrderEventBus;
+  let publisher: RedisStreamStore<OrderEvent, OrderSnapshot>;
+  let subscriberStore: RedisStreamStore<OrderEvent, OrderSnapshot>;
+  let bus: StreamEventBus;
 
   beforeAll(async () => {
     redis = await RedisServer.launch();
@@ -69,11 +69,11 @@ describe('replay/live race on the Redis store', () => {
       commandTimeoutMs: 10_000,
       domain: ORDER_DOMAIN,
     };
-    publisher = new RedisOrderStore(options);
-    subscriberStore = new RedisOrderStore(options);
+    publisher = new RedisStreamStore(options);
+    subscriberStore = new RedisStreamStore(options);
     expect(await publisher.whenUp(5_000)).toBe(true);
     expect(await subscriberStore.whenUp(5_000)).toBe(true);
-    bus = new OrderEventBus(subscriberStore, { ringSize: RING_SIZE, queueCapacity: 10_000 });
+    bus = new StreamEventBus(subscriberStore, { ringSize: RING_SIZE, queueCapacity: 10_000 });
     bus.start();
   });
   afterEach(async () => {
@@ -174,7 +174,7 @@ describe('replay/live race on the Redis store', () => {
     // This instance's feed lags by a few ms, as pub/sub may behind the history.
     const lagging = new YieldingStore(subscriberStore);
     Object.defineProperty(lagging, 'events$', { value: subscriberStore.events$.pipe(delay(20)) });
-    const laggingBus = new OrderEventBus(lagging, { ringSize: RING_SIZE });
+    const laggingBus = new StreamEventBus(lagging, { ringSize: RING_SIZE });
     laggingBus.start();
     try {
       const orderId = `ahead-${seed}`;

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { ORDER_DOMAIN, OrderStatus, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
-import { RedisOrderStore } from '@app/redis-store';
+import { RedisStreamStore } from '@app/redis-store';
 import { RedisServer } from '../support/redis-server';
 import { TcpGate } from '../support/tcp-gate';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -22,13 +22,13 @@ const CONNECT_TIMEOUT_MS = 500;
 describe('readiness follows the shared auth state', () => {
   let redis: RedisServer;
   let gate: TcpGate;
-  let store: RedisOrderStore<OrderEvent, OrderSnapshot>;
+  let store: RedisStreamStore<OrderEvent, OrderSnapshot>;
   let app: TestApp | undefined;
 
   beforeEach(async () => {
     redis = await RedisServer.launch();
     gate = await TcpGate.listen(redis.port);
-    store = new RedisOrderStore({ domain: ORDER_DOMAIN, url: redis.url });
+    store = new RedisStreamStore({ domain: ORDER_DOMAIN, url: redis.url });
     expect(await store.whenUp(5_000)).toBe(true);
   });
   afterEach(async () => {

@@ -53,7 +53,7 @@ describe('the engine names no domain', () => {
 });
 
 /**
- * The engine's types are generic over the domain (`StreamItemOf<E, S>`, `OrderEventBus<E, S>`,
+ * The engine's types are generic over the domain (`StreamItemOf<E, S>`, `StreamEventBus<E, S>`,
  * `StreamStore<E, S>` and its stores, `DeliverySink<E, S>`, the transports' message maps,
  * the client's transports): its production files import nothing from the order domain's
  * module, whose types only the edges name (the app's wiring, the order module, the

@@ -8,8 +8,8 @@ import {
   publishTrackingSync,
 } from '@app/order-domain';
 import { PAYLOAD_DOMAIN, publishPayload } from '@app/payload-domain';
-import { RedisOrderStore } from '@app/redis-store';
-import { InMemoryOrderStore, isReplay, type StreamStore } from '@app/store';
+import { RedisStreamStore } from '@app/redis-store';
+import { InMemoryStreamStore, isReplay, type StreamStore } from '@app/store';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 
@@ -47,10 +47,10 @@ describe.each(['in-memory', 'redis'] as const)('the trace context through append
   ): Promise<StreamStore<E, S>> {
     const store =
       redis === undefined
-        ? new InMemoryOrderStore({ domain })
-        : new RedisOrderStore({ url: redis.url, keyPrefix: `tr${stores.length}`, domain });
+        ? new InMemoryStreamStore({ domain })
+        : new RedisStreamStore({ url: redis.url, keyPrefix: `tr${stores.length}`, domain });
     stores.push(store);
-    if (store instanceof RedisOrderStore) expect(await store.whenUp(5_000)).toBe(true);
+    if (store instanceof RedisStreamStore) expect(await store.whenUp(5_000)).toBe(true);
     return store;
   }
 

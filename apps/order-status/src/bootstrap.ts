@@ -3,7 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import { ValidationPipe, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { type StreamStore } from '@app/store';
 import { OrderSimulator } from './simulator/simulator';
 import { AppModule } from './app.module';
@@ -16,7 +16,7 @@ import { DrainGate } from './connections/drain-gate';
 import { registerHttpDrainGate } from './connections/http-drain-gate';
 import { applyHttpSecurity } from './http/http-security';
 import { servedDomain } from './domains/served-domains';
-import { createOrderStore } from './store/create-store';
+import { createStreamStore } from './store/create-store';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { ConnectionLog } from './ops/connection-log';
 import { serveDemoPage } from './ops/demo-page';
@@ -69,7 +69,7 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   // REDIS_URL / REDIS_CLUSTER_NODES select the shared store; closed by the bus module.
   const served = servedDomain(config.benchmark.streamDomain);
   const { domain } = served;
-  const store = opts.store ?? (await createOrderStore(config.redis, domain));
+  const store = opts.store ?? (await createStreamStore(config.redis, domain));
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register({ config, store, domain }),
     adapter,
@@ -125,7 +125,7 @@ export async function startApp(config: AppConfig, opts: StartOptions = {}): Prom
   }
   const httpPort = await listen(http, config.httpPort, config.host);
 
-  const bus = app.get<OrderEventBus, OrderBus>(OrderEventBus);
+  const bus = app.get<StreamEventBus, OrderBus>(StreamEventBus);
   // The simulator moves orders: it has nothing to publish in another domain.
   if (config.simulator.enabled && served.simulated) {
     const simulator = app.get(OrderSimulator);

@@ -77,7 +77,7 @@ export interface DomainProtoCodec<E extends DomainEvent, S extends DomainSnapsho
  *
  * `fold` must depend only on the newest event of each kind (a snapshot is the newest
  * state, not a sum): the bus and the in-process store apply events without folding them
- * and fold only the newest of each kind when a snapshot is read (`OrderState`).
+ * and fold only the newest of each kind when a snapshot is read (`StreamState`).
  */
 export interface StreamDomain<
   E extends DomainEvent = DomainEvent,

@@ -1,6 +1,6 @@
 import { ResetReason, StreamEndReason, type StreamDomain } from '@app/contracts';
 import { OverflowPolicy } from './bus-options';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, flush, RecordingSink } from './testing/bus-fixtures';
 import { JOB_DOMAIN, JobPhase, type JobEvent, type JobSnapshot } from './testing/fixture-domain';
 
@@ -16,14 +16,14 @@ const FINISHES_AT_3: StreamDomain<JobEvent, JobSnapshot> = {
   isTerminalSnapshot: (snapshot) => snapshot.lastSeq >= 3,
 };
 
-describe('OrderEventBus over a domain descriptor', () => {
+describe('StreamEventBus over a domain descriptor', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus<JobEvent, JobSnapshot>;
+  let bus: StreamEventBus<JobEvent, JobSnapshot>;
 
   beforeEach(() => {
     store = new ControlledStore();
     store.domain = FINISHES_AT_3;
-    bus = new OrderEventBus(store);
+    bus = new StreamEventBus(store);
     bus.start();
   });
   afterEach(() => bus.stop());

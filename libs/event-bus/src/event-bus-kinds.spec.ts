@@ -1,8 +1,8 @@
 import { cursorAfter, ResetReason, StreamEndReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
-import { OrderEventBus } from './event-bus';
-import { OrderState } from './order-state';
+import { StreamEventBus } from './event-bus';
+import { StreamState } from './stream-state';
 import {
   event,
   flush,
@@ -28,7 +28,7 @@ import {
  */
 function setup(opts: { queueCapacity?: number; overflowPolicy?: OverflowPolicy } = {}) {
   const store = inMemoryJobStore();
-  const bus = new OrderEventBus(store, opts);
+  const bus = new StreamEventBus(store, opts);
   bus.start();
   const build = (orderId: string) => {
     publishPhaseSync(store, orderId, JobPhase.Queued);
@@ -43,7 +43,7 @@ function setup(opts: { queueCapacity?: number; overflowPolicy?: OverflowPolicy }
  * each offered event to first, as the bus does with its channel's state.
  */
 function queueOverState(capacity: number, policy: OverflowPolicy, ownerId?: string) {
-  const state = new OrderState(JOB_DOMAIN, undefined, ownerId);
+  const state = new StreamState(JOB_DOMAIN, undefined, ownerId);
   const q = new BoundedQueue(capacity, policy, JOB_DOMAIN, {
     stateAt: (e) => state.snapshot() ?? jobAfter(undefined, e),
   });

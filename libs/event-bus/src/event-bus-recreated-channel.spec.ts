@@ -1,5 +1,5 @@
 import { ResetReason } from '@app/contracts';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import {
   flush,
   inMemoryJobStore,
@@ -21,14 +21,14 @@ const OWNER = 'customer-1';
  * state (a phase change has no progress, no event has the owner), so a reset built from
  * the recreated channel must still equal the store's read.
  */
-describe('OrderEventBus: a channel recreated after its eviction', () => {
+describe('StreamEventBus: a channel recreated after its eviction', () => {
   let store: InMemoryJobStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
 
   beforeEach(async () => {
     // A store history of 2: a resume from the job's start is past its retention.
     store = inMemoryJobStore({ historySize: 2 });
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, channelIdleMs: 0 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, channelIdleMs: 0 });
     bus.start();
     const queued = { orderId: 'o', phase: JobPhase.Queued };
     store.appendSync(queued, JOB_DOMAIN.append!.rule(queued), { ownerId: OWNER });

@@ -1,5 +1,5 @@
 import { ResetReason } from '@app/contracts';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, flush, RecordingSink } from './testing/bus-fixtures';
 import { JobPhase } from './testing/fixture-domain';
 
@@ -10,15 +10,15 @@ const OWNER = 'customer-1';
  * feed's events do not carry the owner, so a channel folded from them asks the store for
  * it when it builds a reset, once per channel, and never while it delivers.
  */
-describe("OrderEventBus: a reset carries the stream's owner", () => {
+describe("StreamEventBus: a reset carries the stream's owner", () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
 
   beforeEach(() => {
     store = new ControlledStore();
     // No store history and a ring of 2: a resume from seq 1 of a longer stream is a reset.
     store.hasHistory = false;
-    bus = new OrderEventBus(store, { ringSize: 2, maxStreamAgeMs: 0 });
+    bus = new StreamEventBus(store, { ringSize: 2, maxStreamAgeMs: 0 });
     bus.start();
   });
   afterEach(() => bus.stop());

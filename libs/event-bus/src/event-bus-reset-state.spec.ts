@@ -1,6 +1,6 @@
 import { ResetReason } from '@app/contracts';
 import { OverflowPolicy } from './bus-options';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, flush, RecordingSink } from './testing/bus-fixtures';
 import { JobPhase } from './testing/fixture-domain';
 
@@ -12,16 +12,16 @@ const OWNER = 'customer-1';
  * two event kinds the newest event alone is not it (a phase change has no progress), and
  * no event carries the owner.
  */
-describe("OrderEventBus: a subscriber's own resets carry the whole state", () => {
+describe("StreamEventBus: a subscriber's own resets carry the whole state", () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
 
   beforeEach(() => {
     store = new ControlledStore();
     store.owners.set('o', OWNER);
     // No store history: a gap in the feed cannot be backfilled and reaches subscribers.
     store.hasHistory = false;
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
     bus.start();
     store.publishNow('o', JobPhase.Queued);
     store.publishNow('o', JobPhase.Building);
@@ -121,7 +121,7 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
   it('a channel the feed reached while the open read the store is seeded from the snapshot', async () => {
     bus.stop();
     // An instance that has not followed the job: the open reads the store's snapshot.
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
     const sink = new RecordingSink();
     const opening = bus.open('o', 3, sink, { transport: 't' });
     bus.start();
@@ -140,7 +140,7 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
   it("a snapshot ahead of the feed's first events completes the state once the feed reaches it", async () => {
     bus.stop();
     // A shared store: its answer to the open already has seq 5, its feed has sent only 4.
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
     store.lagFeed = true;
     const [testing, again] = [
       store.publishNow('o', JobPhase.Testing),
@@ -170,7 +170,7 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
 
   it("a resume past retention while the store's snapshot is ahead of the feed: the snapshot is the reset", async () => {
     bus.stop();
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
     store.lagFeed = true;
     const [testing, again] = [
       store.publishNow('o', JobPhase.Testing),
@@ -193,7 +193,7 @@ describe("OrderEventBus: a subscriber's own resets carry the whole state", () =>
 
   it("an open that comes while another reads the store waits for that read, not the feed's state", async () => {
     bus.stop();
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0, ringSize: 2 });
     store.lagFeed = true;
     const testing = store.publishNow('o', JobPhase.Testing);
     store.dropUnannounced();

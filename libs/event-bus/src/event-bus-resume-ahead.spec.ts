@@ -1,5 +1,5 @@
 import { ResetReason, StreamEndReason } from '@app/contracts';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, flush, RecordingSink } from './testing/bus-fixtures';
 import { JobPhase } from './testing/fixture-domain';
 
@@ -7,13 +7,13 @@ import { JobPhase } from './testing/fixture-domain';
  * A client resumes here from a seq it saw on another instance whose feed is ahead of
  * this one's: the store, not this instance's feed, decides whether that seq exists.
  */
-describe('OrderEventBus: resume ahead of this instance feed', () => {
+describe('StreamEventBus: resume ahead of this instance feed', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
 
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 0 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 0 });
     bus.start();
   });
   afterEach(() => bus.stop());

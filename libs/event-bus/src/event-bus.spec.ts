@@ -10,8 +10,8 @@ import {
   StreamEndReason,
 } from '@app/contracts';
 import { OverflowPolicy, type EventBusOptions } from './bus-options';
-import { OrderEventBus } from './event-bus';
-import { OrderState } from './order-state';
+import { StreamEventBus } from './event-bus';
+import { StreamState } from './stream-state';
 import { Subscriber } from './subscriber';
 import { ControlledStore, event, flush, RecordingSink } from './testing/bus-fixtures';
 import { JobPhase, type JobEvent, type JobItem } from './testing/fixture-domain';
@@ -25,13 +25,13 @@ function resetOf(item: JobItem | undefined) {
   return item.reset;
 }
 
-describe('OrderEventBus', () => {
+describe('StreamEventBus', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   const make = (opts: EventBusOptions = {}) => {
     bus.stop();
     store = new ControlledStore();
-    bus = new OrderEventBus(store, opts);
+    bus = new StreamEventBus(store, opts);
     bus.start();
   };
   const publish = (orderId: string, n: number, phase = JobPhase.Building) => {
@@ -40,7 +40,7 @@ describe('OrderEventBus', () => {
 
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store);
+    bus = new StreamEventBus(store);
     bus.start();
   });
   afterEach(() => bus.stop());
@@ -131,7 +131,7 @@ describe('OrderEventBus', () => {
       // A long-poll opens a subscription for every answer, right after a new event: the
       // open reads the order's seq, and builds the snapshot only for a reset.
       publish('o', 3, JobPhase.Queued);
-      const built = jest.spyOn(OrderState.prototype, 'snapshot');
+      const built = jest.spyOn(StreamState.prototype, 'snapshot');
       try {
         const atNewest = new RecordingSink();
         const behind = new RecordingSink();
@@ -243,7 +243,7 @@ describe('OrderEventBus', () => {
 
     it('finds an order the bus has not seen but the store knows', async () => {
       publish('o', 3);
-      const fresh = new OrderEventBus(store, { ringSize: 8 });
+      const fresh = new StreamEventBus(store, { ringSize: 8 });
       fresh.start();
       try {
         const sink = new RecordingSink();
@@ -642,7 +642,7 @@ describe('OrderEventBus', () => {
       bus.stop();
       const routing = new RoutingStore();
       store = routing;
-      bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
+      bus = new StreamEventBus(routing, { channelIdleMs: 1_000 });
       bus.start();
       routing.publishNow('o', JobPhase.Queued);
       routing.publishNow('elsewhere', JobPhase.Queued);
@@ -663,7 +663,7 @@ describe('OrderEventBus', () => {
       const routing = new RoutingStore();
       routing.failWatch = true;
       store = routing;
-      bus = new OrderEventBus(routing, { channelIdleMs: 1_000 });
+      bus = new StreamEventBus(routing, { channelIdleMs: 1_000 });
       bus.start();
       routing.publishNow('o', JobPhase.Queued);
       await expect(bus.open('o', 0, new RecordingSink())).rejects.toBeInstanceOf(GatewayError);
@@ -703,10 +703,10 @@ describe('the replay/live race', () => {
   // The example-based cases share one store and bus; the property below makes its own
   // per run.
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store, { ringSize: 2 });
+    bus = new StreamEventBus(store, { ringSize: 2 });
     bus.start();
   });
   afterEach(() => bus.stop());
@@ -800,7 +800,7 @@ describe('the replay/live race', () => {
           }),
           async ({ initial, back, ops, resolveAt, cut, terminal, policy, lag }) => {
             const store = new ControlledStore();
-            const bus = new OrderEventBus(store, {
+            const bus = new StreamEventBus(store, {
               ringSize: 2,
               queueCapacity: 1_000,
               overflowPolicy: policy,

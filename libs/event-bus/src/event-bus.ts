@@ -22,9 +22,9 @@ import { BusStats, bump } from './bus-stats';
 import { DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
 import type { DeliveryTracer } from './delivery-tracer';
-import { OrderState } from './order-state';
+import { StreamState } from './stream-state';
 import type { BusStore } from './bus-store';
-import type { OrderChannel } from './order-channel';
+import type { StreamChannel } from './stream-channel';
 import { ReplayRing } from './replay-ring';
 import { StoreRepair } from './store-repair';
 import { Subscriber, type BusSubscription, type SubscriberHost } from './subscriber';
@@ -61,7 +61,7 @@ export interface OpenOptions {
   expiresAtMs?: number;
 }
 
-/** What a resuming subscriber is handed before live events (see `OrderEventBus.replay`). */
+/** What a resuming subscriber is handed before live events (see `StreamEventBus.replay`). */
 interface Replay<E extends DomainEvent, S extends DomainSnapshot> {
   readonly backlog: StreamItemOf<E, S>[];
   /** The last seq the backlog covers. */
@@ -82,7 +82,7 @@ interface Replay<E extends DomainEvent, S extends DomainSnapshot> {
  * events: memory and ingest grow with this instance's subscribers, not with the orders
  * in the system.
  */
-export class OrderEventBus<
+export class StreamEventBus<
   E extends DomainEvent = DomainEvent,
   S extends DomainSnapshot = DomainSnapshot,
 > {
@@ -93,7 +93,7 @@ export class OrderEventBus<
    * long-poll's wait (a timer per connection would be idle memory per connection).
    */
   readonly deadlines = new DeadlineQueue();
-  private readonly channels = new Map<string, OrderChannel<E, S>>();
+  private readonly channels = new Map<string, StreamChannel<E, S>>();
   /** What every subscriber of this bus shares. */
   private readonly host: SubscriberHost<E, S>;
   /** Repairs channels whose feed lost events, from the store. */
@@ -228,7 +228,7 @@ export class OrderEventBus<
   }
 
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
-  private apply(ch: OrderChannel<E, S>, event: E): void {
+  private apply(ch: StreamChannel<E, S>, event: E): void {
     const lastSeq = ch.state.lastSeq;
     if (event.seq <= lastSeq) {
       this.stats.duplicatesIgnored++;
@@ -356,7 +356,7 @@ export class OrderEventBus<
    * The view returned is the store's answer either way (fixed, not the live state).
    * @throws GatewayError NotFound for an order the store does not have.
    */
-  private async readOpening(orderId: string, ch: OrderChannel<E, S>): Promise<OrderState<E, S>> {
+  private async readOpening(orderId: string, ch: StreamChannel<E, S>): Promise<StreamState<E, S>> {
     const stored = await (ch.reading ??= this.store.getSnapshot(orderId).finally(() => {
       ch.reading = undefined;
     }));
@@ -365,7 +365,7 @@ export class OrderEventBus<
     }
     if (!ch.state.known) ch.state.replace(stored);
     else if (!ch.state.ownerKnown) this.seedFeedState(ch, stored);
-    return new OrderState(this.store.domain, stored);
+    return new StreamState(this.store.domain, stored);
   }
 
   /**
@@ -378,7 +378,7 @@ export class OrderEventBus<
    * skipped as duplicates, and a live subscriber's cursor follows the feed. One the ring
    * does not reach back to leaves the state as the feed made it.
    */
-  private seedFeedState(ch: OrderChannel<E, S>, stored: S): void {
+  private seedFeedState(ch: StreamChannel<E, S>, stored: S): void {
     if (stored.lastSeq > ch.state.lastSeq) {
       ch.state.seedAhead(stored);
       return;
@@ -400,10 +400,10 @@ export class OrderEventBus<
    * poll.
    */
   private async replay(
-    ch: OrderChannel<E, S>,
+    ch: StreamChannel<E, S>,
     orderId: string,
     afterSeq: number,
-    opened: OrderState<E, S>,
+    opened: StreamState<E, S>,
   ): Promise<Replay<E, S>> {
     if (afterSeq > opened.lastSeq) {
       return this.replayAhead(ch, orderId, afterSeq, snapshotOf(opened));
@@ -432,7 +432,7 @@ export class OrderEventBus<
    * whether the seq exists. Only a seq the store has not reached either gets a reset.
    */
   private async replayAhead(
-    ch: OrderChannel<E, S>,
+    ch: StreamChannel<E, S>,
     orderId: string,
     afterSeq: number,
     local: S,
@@ -473,7 +473,7 @@ export class OrderEventBus<
   }
 
   private async reset(
-    ch: OrderChannel<E, S>,
+    ch: StreamChannel<E, S>,
     orderId: string,
     reason: ResetReason,
     snapshot: S,
@@ -490,7 +490,7 @@ export class OrderEventBus<
    * `snapshot` with the stream's owner, so a reset equals the store's read whichever path
    * built it (see `learnOwner`).
    */
-  private async withOwner(ch: OrderChannel<E, S>, orderId: string, snapshot: S): Promise<S> {
+  private async withOwner(ch: StreamChannel<E, S>, orderId: string, snapshot: S): Promise<S> {
     if (snapshot.ownerId !== undefined) return snapshot;
     if (!ch.state.ownerKnown) await this.learnOwner(ch, orderId);
     const ownerId = ch.state.ownerId;
@@ -503,25 +503,25 @@ export class OrderEventBus<
    * (ownership never changes), at an open or when a reset is built, never per delivery;
    * callers that come while it is asked share the one read.
    */
-  private learnOwner(ch: OrderChannel<E, S>, orderId: string): Promise<void> {
+  private learnOwner(ch: StreamChannel<E, S>, orderId: string): Promise<void> {
     return (ch.owning ??= this.askOwner(ch, orderId).finally(() => {
       ch.owning = undefined;
     }));
   }
 
-  private async askOwner(ch: OrderChannel<E, S>, orderId: string): Promise<void> {
+  private async askOwner(ch: StreamChannel<E, S>, orderId: string): Promise<void> {
     const ownership = await this.store.getOwnership(orderId);
     // Undefined: the store no longer has the stream, so it says nothing about its owner.
     if (ownership !== undefined && !ch.state.ownerKnown) ch.state.learnOwner(ownership.ownerId);
   }
 
-  private channel(orderId: string): OrderChannel<E, S> {
+  private channel(orderId: string): StreamChannel<E, S> {
     let ch = this.channels.get(orderId);
     if (ch === undefined) {
       ch = {
         ring: new ReplayRing(this.options.ringSize, this.options.ringMaxAgeMs),
         subscribers: new Set(),
-        state: new OrderState(this.store.domain),
+        state: new StreamState(this.store.domain),
         watching: this.store.watch?.(orderId),
       };
       // Handled by every open that awaits it; this keeps a rejection nobody awaits quiet.
@@ -549,7 +549,7 @@ export class OrderEventBus<
   }
 
   /** The channel goes after `channelIdleMs` unless a subscriber arrives (open() stops it). */
-  private evictWhenIdle(orderId: string, ch: OrderChannel<E, S>): void {
+  private evictWhenIdle(orderId: string, ch: StreamChannel<E, S>): void {
     clearTimeout(ch.evictTimer);
     ch.evictTimer = setTimeout(() => {
       if (this.channels.get(orderId) === ch && ch.subscribers.size === 0) this.forget(orderId, ch);
@@ -558,7 +558,7 @@ export class OrderEventBus<
   }
 
   /** Drops a channel and, with a routing store, its subscription. */
-  private forget(orderId: string, ch: OrderChannel<E, S>): void {
+  private forget(orderId: string, ch: StreamChannel<E, S>): void {
     clearTimeout(ch.evictTimer);
     if (this.channels.get(orderId) !== ch) return;
     this.channels.delete(orderId);
@@ -572,14 +572,14 @@ export class OrderEventBus<
  * feed's events, and the read is both newer and whole.
  */
 function newerOf<E extends DomainEvent, S extends DomainSnapshot>(
-  state: OrderState<E, S>,
+  state: StreamState<E, S>,
   atOpen: S,
 ): S {
   return (state.lastSeq >= atOpen.lastSeq ? state.snapshot() : undefined) ?? atOpen;
 }
 
 /** The snapshot of a state known to hold one (the opening view of an order that exists). */
-function snapshotOf<E extends DomainEvent, S extends DomainSnapshot>(state: OrderState<E, S>): S {
+function snapshotOf<E extends DomainEvent, S extends DomainSnapshot>(state: StreamState<E, S>): S {
   const snapshot = state.snapshot();
   if (snapshot === undefined) throw new Error('an opened order has no state');
   return snapshot;

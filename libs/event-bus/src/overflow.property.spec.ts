@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { cursorAfter, ResetReason } from '@app/contracts';
 import { BoundedQueue } from './bounded-queue';
 import { OverflowPolicy } from './bus-options';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, event, PHASES_ONLY, RecordingSink } from './testing/bus-fixtures';
 import { JOB_DOMAIN, JobPhase, type JobItem } from './testing/fixture-domain';
 import { asyncPropertyRuns, PROPERTY_TEST_TIMEOUT_MS } from './testing/property-bounds';
@@ -191,7 +191,7 @@ describe('Subscriber overflow properties through the bus (capacity 1-4, hundreds
           async ({ cap, policy: p, initial, back, ops, terminal, resumeAt }) => {
             const store = new ControlledStore();
             // A ring larger than the run: any cursor a client reached can be resumed from.
-            const bus = new OrderEventBus(store, {
+            const bus = new StreamEventBus(store, {
               ringSize: 1_024,
               queueCapacity: cap,
               overflowPolicy: p,

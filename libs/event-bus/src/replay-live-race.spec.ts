@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ResetReason, StreamEndReason } from '@app/contracts';
 import type { StreamStore } from '@app/store/stream-store';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, inMemoryJobStore, RecordingSink } from './testing/bus-fixtures';
 import {
   JobPhase,
@@ -108,7 +108,7 @@ interface Staged {
 async function runStaged({ backend, reach, when, count, terminal }: Staged): Promise<void> {
   const { inner, publish, lastSeq } = backend.make();
   const store = new YieldingStore(inner);
-  const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
+  const bus = new StreamEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
   if (reach !== 'fresh') bus.start();
   try {
     publish(JobPhase.Queued);
@@ -203,7 +203,7 @@ describe('the replay/live race, with store reads that yield', () => {
             store.hook = async () => {
               for (let i = readTurns[turn++ % readTurns.length]; i > 0; i--) await macrotask();
             };
-            const bus = new OrderEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
+            const bus = new StreamEventBus(store, { ringSize: RING_SIZE, queueCapacity: 1_000 });
             if (!fresh) bus.start();
             try {
               publish(JobPhase.Queued);

@@ -1,5 +1,5 @@
 import { nowUs, ResetReason, StreamEndReason } from '@app/contracts';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { StoreResync } from '@app/store/stream-store';
 import { ControlledStore, event, flush, RecordingSink, waitFor } from './testing/bus-fixtures';
 import { JobPhase, type JobItem } from './testing/fixture-domain';
@@ -15,7 +15,7 @@ function resetsOf(items: JobItem[]) {
 
 describe('StoreRepair: the bus repaired from the store', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   const publish = (orderId: string, n: number, phase = JobPhase.Building) => {
     for (let i = 0; i < n; i++) store.publishNow(orderId, phase);
   };
@@ -29,7 +29,7 @@ describe('StoreRepair: the bus repaired from the store', () => {
 
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store);
+    bus = new StreamEventBus(store);
     bus.start();
   });
   afterEach(() => bus.stop());
@@ -196,7 +196,7 @@ describe('StoreRepair: the bus repaired from the store', () => {
       const sink = new RecordingSink();
       // A one-event ring cannot serve a replay from 0: the open waits on the store.
       bus.stop();
-      bus = new OrderEventBus(store, { ringSize: 1 });
+      bus = new StreamEventBus(store, { ringSize: 1 });
       bus.start();
       const opening = bus.open('o', 0, sink);
       await waitFor(() => store.pendingReads.length === 1, 'the replay read');

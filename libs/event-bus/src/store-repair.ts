@@ -2,16 +2,16 @@ import { ResetReason, type DomainEvent, type DomainSnapshot } from '@app/contrac
 import { StoreResync } from '@app/store/stream-store';
 import type { BusStore } from './bus-store';
 import type { BusStats } from './bus-stats';
-import type { OrderChannel } from './order-channel';
+import type { StreamChannel } from './stream-channel';
 
 /** What a repair needs of the bus: its channels, and applying an event in feed order. */
 export interface RepairedBus<E extends DomainEvent, S extends DomainSnapshot> {
-  channels(): Iterable<[string, OrderChannel<E, S>]>;
+  channels(): Iterable<[string, StreamChannel<E, S>]>;
   /** Whether `ch` is still the order's channel (not stopped or evicted meanwhile). */
-  isCurrent(orderId: string, ch: OrderChannel<E, S>): boolean;
+  isCurrent(orderId: string, ch: StreamChannel<E, S>): boolean;
   /** Applies one event in feed order: dedupe, ring, snapshot, fan-out. */
-  apply(ch: OrderChannel<E, S>, event: E): void;
-  forget(orderId: string, ch: OrderChannel<E, S>): void;
+  apply(ch: StreamChannel<E, S>, event: E): void;
+  forget(orderId: string, ch: StreamChannel<E, S>): void;
 }
 
 /**
@@ -28,7 +28,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
   ) {}
 
   /** A live event skipped ahead of the channel's last seq: fill the gap from history first. */
-  fillGap(orderId: string, ch: OrderChannel<E, S>, event: E): void {
+  fillGap(orderId: string, ch: StreamChannel<E, S>, event: E): void {
     ch.held = [event];
     void this.repair(orderId, ch, () => this.backfill(orderId, ch));
   }
@@ -58,7 +58,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
   }
 
   /** One channel's repair after a store resync: catch up, or reset after a data loss. */
-  private resyncWork(orderId: string, ch: OrderChannel<E, S>, kind: StoreResync): Promise<void> {
+  private resyncWork(orderId: string, ch: StreamChannel<E, S>, kind: StoreResync): Promise<void> {
     if (kind === StoreResync.DataLost) {
       ch.ring.clear();
       return this.resetFromStore(orderId, ch);
@@ -74,7 +74,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
    */
   private async repair(
     orderId: string,
-    ch: OrderChannel<E, S>,
+    ch: StreamChannel<E, S>,
     work: () => Promise<void>,
   ): Promise<void> {
     for (let next: (() => Promise<void>) | undefined = work; next !== undefined;) {
@@ -95,7 +95,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
   }
 
   /** Applies the store's history after this channel's last seq. */
-  private async backfill(orderId: string, ch: OrderChannel<E, S>): Promise<void> {
+  private async backfill(orderId: string, ch: StreamChannel<E, S>): Promise<void> {
     this.stats.backfills++;
     const events = await this.store.readHistory(orderId, ch.state.lastSeq);
     if (!this.bus.isCurrent(orderId, ch) || events === undefined) return;
@@ -112,7 +112,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
    * seq alone cannot tell, the event's publish time can: one history read from this
    * instance's last seq both checks it and carries what was missed.
    */
-  private async catchUp(orderId: string, ch: OrderChannel<E, S>): Promise<void> {
+  private async catchUp(orderId: string, ch: StreamChannel<E, S>): Promise<void> {
     const stored = await this.store.getSnapshot(orderId);
     if (!this.bus.isCurrent(orderId, ch)) return;
     const local = ch.state.lastSeq;
@@ -140,13 +140,13 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
     this.stats.eventsBackfilled += this.stats.eventsIngested - before;
   }
 
-  private resetChannel(ch: OrderChannel<E, S>, stored: S | undefined): void {
+  private resetChannel(ch: StreamChannel<E, S>, stored: S | undefined): void {
     ch.ring.clear();
     this.resetSubscribers(ch, stored);
   }
 
   /** After the store lost its data: every subscriber is told, with the store's state now. */
-  private async resetFromStore(orderId: string, ch: OrderChannel<E, S>): Promise<void> {
+  private async resetFromStore(orderId: string, ch: StreamChannel<E, S>): Promise<void> {
     const stored = await this.store.getSnapshot(orderId);
     if (!this.bus.isCurrent(orderId, ch)) return;
     this.resetSubscribers(ch, stored);
@@ -157,7 +157,7 @@ export class StoreRepair<E extends DomainEvent, S extends DomainSnapshot> {
    * longer knows the order, the reset carries the last known state with lastSeq 0: seqs
    * start again at 1 if the order is published anew, and the client is told so.
    */
-  private resetSubscribers(ch: OrderChannel<E, S>, stored: S | undefined): void {
+  private resetSubscribers(ch: StreamChannel<E, S>, stored: S | undefined): void {
     const previous = ch.state.snapshot();
     ch.state.replace(stored);
     const snapshot = stored ?? (previous ? { ...previous, lastSeq: 0 } : undefined);

@@ -17,7 +17,7 @@ import type { BusStats, DeliveryCounter } from './bus-stats';
 import type { DeadlineEntry, DeadlineQueue } from './deadline-queue';
 import type { DeliverySink } from './delivery-sink';
 import type { DeliveryTrace } from './delivery-tracer';
-import type { OrderState } from './order-state';
+import type { StreamState } from './stream-state';
 
 /** The handle a transport keeps for one subscription; `close()` releases it. */
 export interface BusSubscription {
@@ -99,7 +99,7 @@ export class Subscriber<E extends DomainEvent, S extends DomainSnapshot>
     private readonly policy: OverflowPolicy,
     private readonly host: SubscriberHost<E, S>,
     /** The channel's state of the order (shared by its subscribers), read when a reset is built. */
-    private readonly state: OrderState<E, S>,
+    private readonly state: StreamState<E, S>,
   ) {
     this.queue = new BoundedQueue(capacity, policy, host.domain, this);
     this.stats = host.stats;

@@ -1,5 +1,5 @@
 import { StreamEndReason } from '@app/contracts';
-import { OrderEventBus } from './event-bus';
+import { StreamEventBus } from './event-bus';
 import { ControlledStore, RecordingSink } from './testing/bus-fixtures';
 import { JobPhase } from './testing/fixture-domain';
 
@@ -10,11 +10,11 @@ import { JobPhase } from './testing/fixture-domain';
  */
 describe('subscription deadlines', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_000_000 });
     store = new ControlledStore();
-    bus = new OrderEventBus(store, { maxStreamAgeMs: 60_000, maxStreamAgeJitterMs: 30_000 });
+    bus = new StreamEventBus(store, { maxStreamAgeMs: 60_000, maxStreamAgeJitterMs: 30_000 });
     bus.start();
     for (let i = 0; i < 50; i++) store.publishNow(`o-${i}`, JobPhase.Queued);
   });

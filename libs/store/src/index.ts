@@ -1,6 +1,6 @@
 export * from './stream-store';
 export * from './event-feed';
-export * from './in-memory-order-store';
+export * from './in-memory-stream-store';
 export * from './publish-replay';
 export * from './idempotency-cache';
 export * from './append-event';

@@ -31,7 +31,7 @@ export enum StoreResync {
 }
 
 /** The part of a stream the read check needs (a domain's snapshot may carry it). */
-export interface OrderOwnership {
+export interface StreamOwnership {
   readonly ownerId?: string;
 }
 
@@ -96,7 +96,7 @@ export abstract class StreamStore<
    * does not exist. This default reads the snapshot; the in-process store answers from
    * the stream's state without building one (a long-poll asks once per answer).
    */
-  async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+  async getOwnership(orderId: string): Promise<StreamOwnership | undefined> {
     return this.getSnapshot(orderId);
   }
 

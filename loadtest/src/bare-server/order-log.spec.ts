@@ -1,4 +1,4 @@
-import { InMemoryOrderStore } from '../../../libs/store/src/in-memory-order-store';
+import { InMemoryStreamStore } from '../../../libs/store/src/in-memory-stream-store';
 import {
   OrderSimulator,
   SIMULATOR_TICK_MS,
@@ -47,7 +47,7 @@ describe('bare order log', () => {
   });
 
   it('writes payload events as the payload domain does, so bytes per event compare', async () => {
-    const store = new InMemoryOrderStore({ domain: PAYLOAD_DOMAIN });
+    const store = new InMemoryStreamStore({ domain: PAYLOAD_DOMAIN });
     const served = await publishPayload(store, { orderId: 'lt-1', bytes: 40 });
     store.close();
     const log = new OrderLog();
@@ -74,15 +74,15 @@ describe('bare order log', () => {
       domain: BareSchedule['domain'] = 'order',
     ) {
       const payloads = domain === 'payload';
-      let store: Pick<InMemoryOrderStore, 'events$' | 'close'>;
+      let store: Pick<InMemoryStreamStore, 'events$' | 'close'>;
       let sim: PayloadSimulator | OrderSimulator;
       if (payloads) {
-        const payloadStore = new InMemoryOrderStore({ domain: PAYLOAD_DOMAIN });
+        const payloadStore = new InMemoryStreamStore({ domain: PAYLOAD_DOMAIN });
         const payloadSim = new PayloadSimulator(payloadStore);
         await payloadSim.prepare({ orders, ratePerOrder, payloadBytes: 8, prefix: 'lt' });
         [store, sim] = [payloadStore, payloadSim];
       } else {
-        const orderStore = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+        const orderStore = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
         const orderSim = new OrderSimulator(orderStore);
         await orderSim.prepare({ orders, ratePerOrder, lifecycle: false, prefix: 'lt' });
         [store, sim] = [orderStore, orderSim];

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { loadPackageDefinition, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_LOADER_OPTIONS } from '@app/contracts';
-import { InMemoryOrderStore } from '@app/store';
+import { InMemoryStreamStore } from '@app/store';
 import { ORDER_DOMAIN, OrderStatus, publishStatus, publishTracking } from '@app/order-domain';
 import { streamItemToProto } from '@app/order-domain/proto-codec';
 import { payloadEventToProto } from '@app/payload-domain/payload-proto-codec';
@@ -17,7 +17,7 @@ const OLD_FILLER = 'x'.repeat(12);
 
 describe('the default event size', () => {
   const tracked = async () => {
-    const store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+    const store = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
     const orderId = 'lt1-123';
     for (const status of [OrderStatus.Created, OrderStatus.Shipped]) {
       await publishStatus(store, { orderId, status });

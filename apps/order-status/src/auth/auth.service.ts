@@ -14,7 +14,7 @@ import {
   type ReleaseSlot,
 } from '@app/auth';
 import type { DomainSnapshot } from '@app/contracts';
-import { StreamStore, type OrderOwnership } from '@app/store';
+import { StreamStore, type StreamOwnership } from '@app/store';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { MetricsService } from '../ops/metrics.service';
@@ -176,7 +176,7 @@ export class AuthService {
 }
 
 /** The read check once the order is looked up (`undefined`: it does not exist). */
-function mayReadOrder<T extends OrderOwnership>(
+function mayReadOrder<T extends StreamOwnership>(
   principal: Principal,
   orderId: string,
   order: T | undefined,

@@ -7,9 +7,9 @@ import {
   type OrderEvent,
   type OrderSnapshot,
 } from '@app/order-domain';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { EventBusModule } from './event-bus.module';
-import { InMemoryOrderStore, StreamStore } from '@app/store';
+import { InMemoryStreamStore, StreamStore } from '@app/store';
 import { OrderSimulator } from '../simulator/simulator';
 import { RecordingSink } from '@app/event-bus/testing/bus-fixtures';
 
@@ -20,8 +20,8 @@ describe('EventBusModule', () => {
     }).compile();
     const app = await moduleRef.init();
     const store = app.get<StreamStore<OrderEvent, OrderSnapshot>>(StreamStore);
-    const bus = app.get(OrderEventBus);
-    expect(store).toBeInstanceOf(InMemoryOrderStore);
+    const bus = app.get(StreamEventBus);
+    expect(store).toBeInstanceOf(InMemoryStreamStore);
     expect(app.get(OrderSimulator)).toBeInstanceOf(OrderSimulator);
     expect(bus.options.queueCapacity).toBe(8);
 
@@ -35,7 +35,7 @@ describe('EventBusModule', () => {
   });
 
   it('uses the store the options provide', async () => {
-    const store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+    const store = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
     const moduleRef = await Test.createTestingModule({
       imports: [EventBusModule.forRootAsync({ useFactory: () => ({ store }) })],
     }).compile();

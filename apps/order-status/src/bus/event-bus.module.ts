@@ -9,9 +9,9 @@ import {
 } from '@nestjs/common';
 import { ORDER_DOMAIN, type OrderEvent, type OrderSnapshot } from '@app/order-domain';
 import type { EventBusOptions } from '@app/event-bus';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import type { StreamDomain } from '@app/contracts';
-import { InMemoryOrderStore, StreamStore } from '@app/store';
+import { InMemoryStreamStore, StreamStore } from '@app/store';
 import { OrderSimulator } from '../simulator/simulator';
 import type { OrderTracing } from '../tracing/order-tracing';
 
@@ -19,10 +19,10 @@ export const EVENT_BUS_OPTIONS = Symbol('EVENT_BUS_OPTIONS');
 
 /**
  * The bus as the order module sees it: this service carries the order domain. The
- * transports inject it as `OrderEventBus`, any domain's bus, and name events through
+ * transports inject it as `StreamEventBus`, any domain's bus, and name events through
  * its descriptor.
  */
-export type OrderBus = OrderEventBus<OrderEvent, OrderSnapshot>;
+export type OrderBus = StreamEventBus<OrderEvent, OrderSnapshot>;
 
 export interface EventBusModuleOptions extends EventBusOptions {
   /** The store; the embedded in-memory store when omitted. */
@@ -47,7 +47,7 @@ export interface EventBusModuleAsyncOptions {
 @Injectable()
 class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
     @Inject(OrderSimulator) private readonly simulator: OrderSimulator,
     @Inject(StreamStore) private readonly store: StreamStore,
   ) {}
@@ -79,7 +79,7 @@ export class EventBusModule {
         provide: StreamStore,
         useFactory: (o: EventBusModuleOptions): StreamStore =>
           o.store ??
-          new InMemoryOrderStore({
+          new InMemoryStreamStore({
             domain: o.domain ?? ORDER_DOMAIN,
             historySize: o.ringSize,
             historyMaxAgeMs: o.ringMaxAgeMs,
@@ -89,8 +89,8 @@ export class EventBusModule {
         inject: [EVENT_BUS_OPTIONS],
       },
       {
-        provide: OrderEventBus,
-        useFactory: (store: StreamStore, o: EventBusModuleOptions) => new OrderEventBus(store, o),
+        provide: StreamEventBus,
+        useFactory: (store: StreamStore, o: EventBusModuleOptions) => new StreamEventBus(store, o),
         inject: [StreamStore, EVENT_BUS_OPTIONS],
       },
       {
@@ -107,7 +107,7 @@ export class EventBusModule {
       global: true,
       imports: opts.imports ?? [],
       providers,
-      exports: [StreamStore, OrderEventBus, OrderSimulator],
+      exports: [StreamStore, StreamEventBus, OrderSimulator],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@app/auth';
-import { OrderEventBus, type BusSubscription, type DeliverySink } from '@app/event-bus';
+import { StreamEventBus, type BusSubscription, type DeliverySink } from '@app/event-bus';
 import { AuthService } from '../auth/auth.service';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
@@ -25,7 +25,7 @@ export interface BusStreamSpec {
 }
 
 /** What a transport supplies for a connection that is not a plain bus stream (long-poll). */
-export type OrderStreamSpec<H extends StreamHandle> = Omit<
+export type KeyedStreamSpec<H extends StreamHandle> = Omit<
   StreamPlan<H>,
   'authorize' | 'acquireSlot'
 > & {
@@ -42,7 +42,7 @@ export type OrderStreamSpec<H extends StreamHandle> = Omit<
 @Injectable()
 export class StreamConnections {
   constructor(
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DrainGate) private readonly drain: DrainGate,
@@ -70,7 +70,7 @@ export class StreamConnections {
   }
 
   /** A connection serving one order: authorized for it and holding one of the principal's slots. */
-  forOrder<H extends StreamHandle>(spec: OrderStreamSpec<H>): StreamLifecycle<H> {
+  forStream<H extends StreamHandle>(spec: KeyedStreamSpec<H>): StreamLifecycle<H> {
     return this.lifecycle({
       transport: spec.transport,
       port: spec.port,
@@ -85,7 +85,7 @@ export class StreamConnections {
    * events, ending with `token_expired` when the principal's credentials do.
    */
   busStream(spec: BusStreamSpec): StreamLifecycle<BusSubscription> {
-    return this.forOrder({
+    return this.forStream({
       transport: spec.transport,
       principal: spec.principal,
       orderId: spec.orderId,

@@ -1,6 +1,6 @@
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { ORDER_DOMAIN } from '@app/order-domain';
-import { InMemoryOrderStore } from '@app/store';
+import { InMemoryStreamStore } from '@app/store';
 import type { AuthState } from '../auth/auth-state';
 import { CLOSE_GRACE_MS, gracefulShutdown } from './graceful-shutdown';
 import { Readiness } from './readiness.service';
@@ -14,8 +14,8 @@ describe('gracefulShutdown', () => {
 
   /** Runs the shutdown with a connection that never leaves; returns when each step ran. */
   async function withStuckConnection(drainMs: number) {
-    const store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
-    const bus = new OrderEventBus(store);
+    const store = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
+    const bus = new StreamEventBus(store);
     const readiness = new Readiness(store, AUTH_STATE);
     readiness.markReady();
     bus.stats.connectionOpened('sse');

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { StreamEndReason } from '@app/contracts';
-import type { OrderEventBus } from '@app/event-bus';
+import type { StreamEventBus } from '@app/event-bus';
 import type { Readiness } from './readiness.service';
 
 /**
@@ -20,7 +20,7 @@ const DRAIN_POLL_MS = 20;
 /** What the shutdown sequence drives; bootstrap supplies each step. */
 export interface ShutdownSteps {
   readonly readiness: Readiness;
-  readonly bus: OrderEventBus;
+  readonly bus: StreamEventBus;
   readonly drainMs: number;
   readonly reconnectJitterMs: number;
   /**
@@ -80,7 +80,7 @@ export async function gracefulShutdown(steps: ShutdownSteps): Promise<void> {
   await steps.closeApp();
 }
 
-function openConnections(bus: OrderEventBus): number {
+function openConnections(bus: StreamEventBus): number {
   let n = 0;
   for (const count of bus.stats.connectionsByTransport.values()) n += count;
   return n;

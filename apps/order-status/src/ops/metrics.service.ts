@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { OVERFLOW_POLICIES, OrderEventBus } from '@app/event-bus';
+import { OVERFLOW_POLICIES, StreamEventBus } from '@app/event-bus';
 import { StreamStore } from '@app/store';
 import { ResetReason } from '@app/contracts';
 import type { AppConfig } from '../config/app-config';
@@ -44,7 +44,7 @@ export class MetricsService implements OnModuleDestroy {
   readonly trackMemory: (source: MemorySource) => void;
 
   constructor(
-    @Inject(OrderEventBus) bus: OrderEventBus,
+    @Inject(StreamEventBus) bus: StreamEventBus,
     @Inject(StreamStore) store: StreamStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -229,7 +229,7 @@ export class MetricsService implements OnModuleDestroy {
 
 /** `memory`, `redis`, ...: from the store's class name, so no store has to declare it. */
 function storeBackend(store: StreamStore): string {
-  const name = store.constructor.name.replace(/OrderStore$/, '').replace(/Store$/, '');
+  const name = store.constructor.name.replace(/StreamStore$/, '').replace(/Store$/, '');
   return name === 'InMemory' ? 'memory' : name.toLowerCase() || 'unknown';
 }
 

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { ApiPublic } from '../openapi/api-decorators';
 import { HealthBody as HealthBodySchema } from '../openapi/app-schemas';
 import { MetricsService } from './metrics.service';
@@ -18,7 +18,7 @@ export interface HealthBody {
 export class OpsController {
   constructor(
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
   ) {}
 
   @Get('health')

@@ -16,7 +16,7 @@ import {
   type TrackingCommand,
   type TrackingUpdated,
 } from '@app/order-domain';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { StreamStore } from '@app/store';
 import { AuthService } from '../auth/auth.service';
 import type { OrderBus } from '../bus/event-bus.module';
@@ -58,7 +58,7 @@ export type TrackingChange = Omit<TrackingCommand, 'idempotencyKey'>;
 export class OrderPublisher {
   constructor(
     @Inject(StreamStore) private readonly store: StreamStore<OrderEvent, OrderSnapshot>,
-    @Inject(OrderEventBus) private readonly bus: OrderBus,
+    @Inject(StreamEventBus) private readonly bus: OrderBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(PublishRateLimiter) private readonly publishRate: PublishRateLimiter,
     @Inject(OrderTracing) private readonly tracing: OrderTracing,

@@ -5,17 +5,17 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { PAYLOAD_DOMAIN, type PayloadEvent, type PayloadSnapshot } from '@app/payload-domain';
-import { InMemoryOrderStore } from '@app/store';
+import { InMemoryStreamStore } from '@app/store';
 import { OrderTracing } from '../tracing/order-tracing';
 import { PayloadSimulator } from './payload-simulator';
 
 describe('PayloadSimulator', () => {
-  let store: InMemoryOrderStore<PayloadEvent, PayloadSnapshot>;
+  let store: InMemoryStreamStore<PayloadEvent, PayloadSnapshot>;
   let events: PayloadEvent[];
 
   beforeEach(() => {
     jest.useFakeTimers();
-    store = new InMemoryOrderStore({ domain: PAYLOAD_DOMAIN });
+    store = new InMemoryStreamStore({ domain: PAYLOAD_DOMAIN });
     events = [];
     store.events$.subscribe((e) => events.push(e));
   });

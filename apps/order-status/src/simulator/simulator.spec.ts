@@ -9,17 +9,17 @@ import {
   type OrderSnapshot,
   type OrderStatusChanged,
 } from '@app/order-domain';
-import { InMemoryOrderStore } from '@app/store';
+import { InMemoryStreamStore } from '@app/store';
 import { OrderSimulator, SIMULATOR_TICK_MS } from './simulator';
 import { waitFor } from '@app/event-bus/testing/bus-fixtures';
 
 describe('OrderSimulator', () => {
-  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
+  let store: InMemoryStreamStore<OrderEvent, OrderSnapshot>;
   let sim: OrderSimulator;
   let events: OrderEvent[];
 
   beforeEach(() => {
-    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+    store = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
     sim = new OrderSimulator(store);
     events = [];
     store.events$.subscribe((e) => events.push(e));

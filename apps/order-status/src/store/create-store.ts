@@ -9,7 +9,7 @@ import type { RedisConfig } from '../config/app-config';
  * for it: the service starts not ready (GET /health/ready answers 503) and catches up
  * when Redis appears, as it would after any outage.
  */
-export async function createOrderStore(
+export async function createStreamStore(
   redis: RedisConfig | undefined,
   domain: StreamDomain,
 ): Promise<StreamStore | undefined> {
@@ -18,10 +18,10 @@ export async function createOrderStore(
   // embedded store. require(), not import(): TypeScript resolves an import() as an ES
   // module import, where the `@app/*` paths (directories) do not resolve.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { RedisOrderStore } = require('@app/redis-store') as typeof import('@app/redis-store');
-  const store = new RedisOrderStore({ ...redis, domain });
+  const { RedisStreamStore } = require('@app/redis-store') as typeof import('@app/redis-store');
+  const store = new RedisStreamStore({ ...redis, domain });
   if (!(await store.whenUp(redis.connectTimeoutMs))) {
-    new Logger('OrderStore').warn(
+    new Logger('StreamStore').warn(
       `Redis not reachable at start-up (${redis.url ?? redis.clusterNodes.join(',')}): starting not ready`,
     );
   }

@@ -17,10 +17,10 @@ import {
 import type { StateSource } from '../bounded-queue';
 import type { DeliverySink } from '../delivery-sink';
 import {
-  InMemoryOrderStore,
-  type InMemoryOrderStoreOptions,
-} from '@app/store/in-memory-order-store';
-import { StreamStore, type OrderOwnership, type StoreResync } from '@app/store/stream-store';
+  InMemoryStreamStore,
+  type InMemoryStreamStoreOptions,
+} from '@app/store/in-memory-stream-store';
+import { StreamStore, type StreamOwnership, type StoreResync } from '@app/store/stream-store';
 import {
   JOB_DOMAIN,
   jobAfter,
@@ -268,7 +268,7 @@ export class ControlledStore extends StreamStore<JobEvent, JobSnapshot> {
     for (const resolve of this.heldSnapshots.splice(0)) resolve();
   }
 
-  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+  override async getOwnership(orderId: string): Promise<StreamOwnership | undefined> {
     this.ownershipReads++;
     if (this.failReads) throw new Error('store down');
     if (!this.history.has(orderId)) return undefined;
@@ -305,7 +305,7 @@ export type InMemoryJobStore = StreamStore<JobEvent, JobSnapshot> &
   Required<Pick<StreamStore<JobEvent, JobSnapshot>, 'appendSync' | 'close'>>;
 
 export function inMemoryJobStore(
-  opts: Omit<InMemoryOrderStoreOptions, 'domain'> = {},
+  opts: Omit<InMemoryStreamStoreOptions, 'domain'> = {},
 ): InMemoryJobStore {
-  return new InMemoryOrderStore({ ...opts, domain: JOB_DOMAIN });
+  return new InMemoryStreamStore({ ...opts, domain: JOB_DOMAIN });
 }

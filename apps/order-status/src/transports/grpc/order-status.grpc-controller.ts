@@ -4,7 +4,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Observable } from 'rxjs';
 import type { Principal } from '@app/auth';
 import { EXPECTED_DOMAIN_METADATA } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { ConnectionObserver } from '../../connections/connection-observer';
 import { StreamConnections } from '../../connections/stream-connections.service';
@@ -33,7 +33,7 @@ export class OrderStatusGrpcController {
     @Inject(StreamConnections) private readonly connections: StreamConnections,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(ConnectionObserver) private readonly log: ConnectionObserver,
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
   ) {}
 
   /**

@@ -2,7 +2,7 @@ import { Controller, Inject, UseFilters, type Type } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import type { Metadata } from '@grpc/grpc-js';
 import { parseOrderId } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { OrderPublisher } from '../../orders/order-publisher';
 import { authenticateCall } from './grpc-authenticate';
@@ -25,7 +25,7 @@ export function snapshotGrpcController(rpc: string): Type<unknown> {
     constructor(
       @Inject(OrderPublisher) private readonly publisher: OrderPublisher,
       @Inject(AuthService) private readonly auth: AuthService,
-      @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+      @Inject(StreamEventBus) private readonly bus: StreamEventBus,
     ) {}
 
     @GrpcMethod(GRPC_SERVICE, rpc)

@@ -14,7 +14,7 @@ import {
   parseOrderId,
   parseSeq,
 } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { openPoll, type PollHold } from './poll';
 import { APP_CONFIG } from '../../config/config.module';
 import { httpConnectionPort } from '../../connections/http-connection-port';
@@ -45,7 +45,7 @@ const TRANSPORT = 'long-poll';
 @ApiTags('streams')
 export class LongPollController {
   constructor(
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(StreamConnections) private readonly connections: StreamConnections,
   ) {}
@@ -112,7 +112,7 @@ export class LongPollController {
     // suspended for the whole hold: about a third of a held long-poll's memory (load
     // test, idle scenario).
     await startStream(
-      this.connections.forOrder<PollHold>({
+      this.connections.forStream<PollHold>({
         transport: TRANSPORT,
         principal,
         orderId,

@@ -1,11 +1,11 @@
 import { ErrorCode, ResetReason } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { DEFAULT_POLL_MAX_BATCH, openPoll, type PollOptions, type PollResult } from './poll';
 import { ControlledStore } from '@app/event-bus/testing/bus-fixtures';
 import { JobPhase } from '@app/event-bus/testing/fixture-domain';
 
 /** One poll as a promise: what a caller that holds nothing else would write. */
-const pollOnce = (bus: OrderEventBus, orderId: string, after: number, opts: PollOptions) =>
+const pollOnce = (bus: StreamEventBus, orderId: string, after: number, opts: PollOptions) =>
   new Promise<PollResult>((resolve, reject) => {
     openPoll(bus, orderId, after, opts, resolve).catch(reject);
   });
@@ -15,14 +15,14 @@ const seqsOf = (items: { kind: string; step?: { seq: number } }[]) =>
 
 describe('openPoll, awaited', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   const publish = (n: number, phase = JobPhase.Building) => {
     for (let i = 0; i < n; i++) store.publishNow('o', phase);
   };
 
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store, { ringSize: 1_000 });
+    bus = new StreamEventBus(store, { ringSize: 1_000 });
     bus.start();
   });
   afterEach(() => bus.stop());
@@ -137,10 +137,10 @@ describe('openPoll, awaited', () => {
 
 describe('openPoll (callback form)', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   beforeEach(() => {
     store = new ControlledStore();
-    bus = new OrderEventBus(store, { ringSize: 1_000 });
+    bus = new StreamEventBus(store, { ringSize: 1_000 });
     bus.start();
     store.publishNow('o', JobPhase.Queued);
   });
@@ -196,11 +196,11 @@ describe('openPoll (callback form)', () => {
 
 describe('held long-polls, on the bus deadline queue', () => {
   let store: ControlledStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_000_000 });
     store = new ControlledStore();
-    bus = new OrderEventBus(store);
+    bus = new StreamEventBus(store);
     bus.start();
     for (let i = 0; i < 20; i++) store.publishNow(`o-${i}`, JobPhase.Queued);
   });

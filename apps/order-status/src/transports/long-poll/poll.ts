@@ -3,7 +3,7 @@ import type {
   DeadlineEntry,
   DeadlineQueue,
   DeliverySink,
-  OrderEventBus,
+  StreamEventBus,
   BusSubscription,
 } from '@app/event-bus';
 
@@ -49,7 +49,7 @@ export interface PollHold {
  * memory.
  */
 export async function openPoll(
-  bus: OrderEventBus,
+  bus: StreamEventBus,
   orderId: string,
   afterSeq: number,
   opts: PollOptions,

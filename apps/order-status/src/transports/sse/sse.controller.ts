@@ -19,7 +19,7 @@ import {
   toGatewayError,
   type StreamItemOf,
 } from '@app/contracts';
-import { OrderEventBus, type DeliverySink } from '@app/event-bus';
+import { StreamEventBus, type DeliverySink } from '@app/event-bus';
 import { StreamCredentials } from '../../auth/auth.decorators';
 import { APP_CONFIG } from '../../config/config.module';
 import { httpConnectionPort } from '../../connections/http-connection-port';
@@ -76,7 +76,7 @@ export class SseController {
     @Inject(StreamConnections) private readonly connections: StreamConnections,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SseHeartbeat) private readonly heartbeat: SseHeartbeat,
-    @Inject(OrderEventBus) bus: OrderEventBus,
+    @Inject(StreamEventBus) bus: StreamEventBus,
   ) {
     this.frames = sseFrames(bus.domain);
     this.domainName = bus.domain.name;

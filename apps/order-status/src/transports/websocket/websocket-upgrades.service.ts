@@ -16,7 +16,7 @@ import {
   type EncodeOnce,
   type StreamItemOf,
 } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -68,7 +68,7 @@ export class WebSocketUpgrades {
     @Inject(WebSocketKeepalive) private readonly keepalive: WebSocketKeepalive,
     @Inject(DrainGate) private readonly drain: DrainGate,
     @Inject(ConnectionObserver) private readonly observer: ConnectionObserver,
-    @Inject(OrderEventBus) bus: OrderEventBus,
+    @Inject(StreamEventBus) bus: StreamEventBus,
   ) {
     this.frames = websocketFrames(bus.domain);
     this.domainName = bus.domain.name;

@@ -19,7 +19,7 @@ import {
   toGatewayError,
   UnsubscribeDto,
 } from '@app/contracts';
-import { OrderEventBus, type DeadlineEntry } from '@app/event-bus';
+import { StreamEventBus, type DeadlineEntry } from '@app/event-bus';
 import { AuthService } from '../../auth/auth.service';
 import { APP_CONFIG } from '../../config/config.module';
 import { ConnectionObserver } from '../../connections/connection-observer';
@@ -63,7 +63,7 @@ export class OrdersGateway implements OnGatewayConnection<OrdersSocket>, OnGatew
   private readonly subscriptionBytes: ByteBudget;
 
   constructor(
-    @Inject(OrderEventBus) private readonly bus: OrderEventBus,
+    @Inject(StreamEventBus) private readonly bus: StreamEventBus,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(StreamConnections) private readonly connections: StreamConnections,

@@ -1,5 +1,5 @@
 import { ByteBudget, ErrorCode } from '@app/contracts';
-import { OrderEventBus } from '@app/event-bus';
+import { StreamEventBus } from '@app/event-bus';
 import { inMemoryJobStore, type InMemoryJobStore } from '@app/event-bus/testing/bus-fixtures';
 import { JobPhase, publishPhaseSync } from '@app/event-bus/testing/fixture-domain';
 import {
@@ -26,12 +26,12 @@ const backpressure = {
 
 describe('SocketSubscriptions memory', () => {
   let store: InMemoryJobStore;
-  let bus: OrderEventBus;
+  let bus: StreamEventBus;
   const orderIds = Array.from({ length: 20 }, (_, i) => `order-${String(i).padStart(58, '0')}`);
 
   beforeEach(() => {
     store = inMemoryJobStore();
-    bus = new OrderEventBus(store);
+    bus = new StreamEventBus(store);
     bus.start();
     for (const id of orderIds) publishPhaseSync(store, id, JobPhase.Queued);
   });

@@ -5,7 +5,7 @@ import {
   StreamEndReason,
   type ByteBudget,
 } from '@app/contracts';
-import type { BusSubscription, OrderEventBus } from '@app/event-bus';
+import type { BusSubscription, StreamEventBus } from '@app/event-bus';
 import type { EngineBackpressure } from './engine-backpressure';
 import { WS_TRANSPORT, type OrdersSocket } from './orders-ws.events';
 import { SocketSink } from './socket-sink';
@@ -48,7 +48,7 @@ export class SocketSubscriptions {
   private closed = false;
 
   constructor(
-    private readonly bus: OrderEventBus,
+    private readonly bus: StreamEventBus,
     private readonly socket: OrdersSocket,
     private readonly backpressure: EngineBackpressure,
     private readonly maxSubscriptions: number,

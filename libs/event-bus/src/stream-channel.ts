@@ -1,11 +1,11 @@
 import type { DomainEvent, DomainSnapshot } from '@app/contracts';
 import type { StoreResync } from '@app/store/stream-store';
-import type { OrderState } from './order-state';
+import type { StreamState } from './stream-state';
 import type { ReplayRing } from './replay-ring';
 import type { Subscriber } from './subscriber';
 
 /** One order's slice of the bus: its replay ring, its current state and its subscribers. */
-export interface OrderChannel<E extends DomainEvent, S extends DomainSnapshot> {
+export interface StreamChannel<E extends DomainEvent, S extends DomainSnapshot> {
   readonly ring: ReplayRing<E>;
   readonly subscribers: Set<Subscriber<E, S>>;
   /**
@@ -15,7 +15,7 @@ export interface OrderChannel<E extends DomainEvent, S extends DomainSnapshot> {
    */
   fanout?: readonly Subscriber<E, S>[];
   /** The order's state as far as this instance has applied it (built only when read). */
-  readonly state: OrderState<E, S>;
+  readonly state: StreamState<E, S>;
   /**
    * The store's snapshot while an open reads it (the state was not known): the feed's
    * events may make the state known meanwhile without what came before them, so another

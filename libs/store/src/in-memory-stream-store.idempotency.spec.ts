@@ -7,17 +7,17 @@ import {
   type OrderEvent,
   type OrderSnapshot,
 } from '@app/order-domain';
-import { InMemoryOrderStore, type InMemoryOrderStoreOptions } from './in-memory-order-store';
+import { InMemoryStreamStore, type InMemoryStreamStoreOptions } from './in-memory-stream-store';
 import { isReplay } from './publish-replay';
 
 const { Created, Paid, Packed, Shipped } = OrderStatus;
 
-describe('InMemoryOrderStore idempotent publish', () => {
-  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
+describe('InMemoryStreamStore idempotent publish', () => {
+  let store: InMemoryStreamStore<OrderEvent, OrderSnapshot>;
   let seen: OrderEvent[];
 
-  const open = (opts: Omit<InMemoryOrderStoreOptions, 'domain'> = {}) => {
-    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN, ...opts });
+  const open = (opts: Omit<InMemoryStreamStoreOptions, 'domain'> = {}) => {
+    store = new InMemoryStreamStore({ domain: ORDER_DOMAIN, ...opts });
     seen = [];
     store.events$.subscribe((e) => seen.push(e));
     publishStatusSync(store, { orderId: 'a', status: Created });

@@ -14,8 +14,8 @@ import {
 import { DEFAULT_RING_MAX_AGE_MS, DEFAULT_RING_SIZE } from '@app/event-bus/bus-options';
 import { EventFeed } from './event-feed';
 import { IdempotencyCache } from './idempotency-cache';
-import { OrderState } from '@app/event-bus/order-state';
-import { StreamStore, type OrderOwnership } from './stream-store';
+import { StreamState } from '@app/event-bus/stream-state';
+import { StreamStore, type StreamOwnership } from './stream-store';
 import { eventOf } from './append-event';
 import { replayOf } from './publish-replay';
 import { TraceContexts } from './trace-context';
@@ -24,7 +24,7 @@ import { ReplayRing } from '@app/event-bus/replay-ring';
 /** @default 300_000 ms a finished order stays readable before it is forgotten */
 export const DEFAULT_TERMINAL_RETENTION_MS = 300_000;
 
-export interface InMemoryOrderStoreOptions<
+export interface InMemoryStreamStoreOptions<
   E extends DomainEvent = DomainEvent,
   S extends DomainSnapshot = DomainSnapshot,
 > {
@@ -51,15 +51,15 @@ export interface InMemoryOrderStoreOptions<
  * the bus has let go of an order nobody follows), so memory grows with live orders, and
  * finished orders are forgotten after `terminalRetentionMs`.
  */
-export class InMemoryOrderStore<
+export class InMemoryStreamStore<
   E extends DomainEvent = DomainEvent,
   S extends DomainSnapshot = DomainSnapshot,
 > extends StreamStore<E, S> {
   readonly domain: StreamDomain<E, S>;
   /** How the domain's events are appended (its rules come with each append). */
   private readonly appending: DomainAppend<E, S>;
-  /** Each order's state; its snapshot is built when read (OrderState), not per event. */
-  private readonly states = new Map<string, OrderState<E, S>>();
+  /** Each order's state; its snapshot is built when read (StreamState), not per event. */
+  private readonly states = new Map<string, StreamState<E, S>>();
   /** Each stream's phase, as the rules of its events set it (`AppendRule.phase`). */
   private readonly phases = new Map<string, string>();
   private readonly history = new Map<string, ReplayRing<E>>();
@@ -72,7 +72,7 @@ export class InMemoryOrderStore<
   private readonly traces = new TraceContexts();
   readonly events$: Observable<E> = this.published.observable;
 
-  constructor(opts: InMemoryOrderStoreOptions<E, S>) {
+  constructor(opts: InMemoryStreamStoreOptions<E, S>) {
     super();
     this.domain = opts.domain;
     if (this.domain.append === undefined) {
@@ -132,7 +132,7 @@ export class InMemoryOrderStore<
   private record(event: E, ownerId: string | undefined, idempotencyKey?: string): void {
     let state = this.states.get(event.orderId);
     if (state === undefined) {
-      state = new OrderState(this.domain, undefined, ownerId);
+      state = new StreamState(this.domain, undefined, ownerId);
       this.states.set(event.orderId, state);
     }
     state.apply(event);
@@ -153,7 +153,7 @@ export class InMemoryOrderStore<
   }
 
   /** The order's state itself: it carries the owner, and nothing is built to answer. */
-  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+  override async getOwnership(orderId: string): Promise<StreamOwnership | undefined> {
     return this.states.get(orderId);
   }
 

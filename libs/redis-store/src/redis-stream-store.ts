@@ -23,7 +23,7 @@ import {
   StoreResync,
   StreamStore,
   TraceContexts,
-  type OrderOwnership,
+  type StreamOwnership,
   type StoreHealth,
 } from '@app/store';
 import { unavailableOnFailure } from './redis-client';
@@ -86,7 +86,7 @@ type FeedState = 'down' | 'syncing' | 'live';
  * its hash (later appends cannot change it); the domain reads it back into the snapshot
  * (`DomainAppend.snapshotOf`), with the fields its rules set.
  */
-export class RedisOrderStore<
+export class RedisStreamStore<
   E extends DomainEvent = DomainEvent,
   S extends DomainSnapshot = DomainSnapshot,
 > extends StreamStore<E, S> {
@@ -111,7 +111,7 @@ export class RedisOrderStore<
   private readonly sharded: boolean;
   /** Orders the bus serves: subscribed now, and again after every reconnection. */
   private readonly watched = new Set<string>();
-  private readonly logger = new Logger('RedisOrderStore');
+  private readonly logger = new Logger('RedisStreamStore');
   private epoch?: string;
   private feed: FeedState = 'down';
   private syncing = false;
@@ -317,7 +317,7 @@ export class RedisOrderStore<
    * every subscribe and poll: two fields, not the whole snapshot, and the same for every
    * domain (a domain's snapshot need not carry the owner).
    */
-  override async getOwnership(orderId: string): Promise<OrderOwnership | undefined> {
+  override async getOwnership(orderId: string): Promise<StreamOwnership | undefined> {
     const [seq, ownerId] = await this.call(() =>
       this.cmd.hmget(this.keys.order(orderId), 'seq', 'ownerId'),
     );

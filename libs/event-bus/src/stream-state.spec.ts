@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { OrderState } from './order-state';
+import { StreamState } from './stream-state';
 import {
   isTerminalPhase,
   JOB_DOMAIN,
@@ -48,17 +48,17 @@ function eventFor(op: Op, seq: number, phase: JobPhase): JobEvent {
   return { ...common, phase: op.op === 'phase' ? op.phase : phase };
 }
 
-function phaseOf(state: OrderState<JobEvent, JobSnapshot>): JobPhase | undefined {
+function phaseOf(state: StreamState<JobEvent, JobSnapshot>): JobPhase | undefined {
   return state.newestEvent?.phase ?? state.base?.phase;
 }
 
-describe('OrderState', () => {
+describe('StreamState', () => {
   it("reads as the domain's fold applied to every event in turn, whenever it is read", () => {
     fc.assert(
       fc.property(ops, fc.boolean(), fc.boolean(), (list, startKnown, withOwner) => {
         // The owner is the stream's: given, a base's, or learned from the store.
         let owner = withOwner ? 'customer-1' : startKnown ? BASE.ownerId : undefined;
-        const state = new OrderState(JOB_DOMAIN, startKnown ? BASE : undefined, owner);
+        const state = new StreamState(JOB_DOMAIN, startKnown ? BASE : undefined, owner);
         let expected: JobSnapshot | undefined = startKnown ? BASE : undefined;
         for (const op of list) {
           expect(state.ownerId).toBe(owner);
@@ -119,7 +119,7 @@ describe('OrderState', () => {
         const seededAt = first + (b % (n - first));
         if (seededAt === n - 1) return;
         const seedSeq = seededAt + 1 + (c % (n - seededAt - 1));
-        const state = new OrderState(JOB_DOMAIN);
+        const state = new StreamState(JOB_DOMAIN);
         for (let i = first; i < events.length; i++) {
           state.apply(events[i]);
           if (i === seededAt) state.seedAhead(folds[seedSeq]);
@@ -134,7 +134,7 @@ describe('OrderState', () => {
   });
 
   it('builds no snapshot while nobody reads it, then one shared by every reader', () => {
-    const state = new OrderState(JOB_DOMAIN, BASE);
+    const state = new StreamState(JOB_DOMAIN, BASE);
     const before = state.snapshot();
     state.apply({ orderId: 'o-1', seq: 5, phase: JobPhase.Testing, publishedAtUs: 2_000 });
     expect(state.lastSeq).toBe(5);
@@ -147,7 +147,7 @@ describe('OrderState', () => {
   });
 
   it("learns a feed-built state's owner once, and the snapshot already built gains it", () => {
-    const state = new OrderState(JOB_DOMAIN);
+    const state = new StreamState(JOB_DOMAIN);
     state.apply({ orderId: 'o-1', seq: 1, phase: JobPhase.Queued, publishedAtUs: 1_000 });
     const ownerless = state.snapshot();
     expect(ownerless).not.toHaveProperty('ownerId');
@@ -160,7 +160,7 @@ describe('OrderState', () => {
   });
 
   it('settles a stream without an owner too, so the store is asked once', () => {
-    const state = new OrderState(JOB_DOMAIN);
+    const state = new StreamState(JOB_DOMAIN);
     state.apply({ orderId: 'o-1', seq: 1, phase: JobPhase.Queued, publishedAtUs: 1_000 });
     state.learnOwner(undefined);
     expect(state.ownerKnown).toBe(true);

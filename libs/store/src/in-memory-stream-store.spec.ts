@@ -7,16 +7,16 @@ import {
   type OrderEvent,
   type OrderSnapshot,
 } from '@app/order-domain';
-import { InMemoryOrderStore } from './in-memory-order-store';
-import { OrderState } from '@app/event-bus/order-state';
+import { InMemoryStreamStore } from './in-memory-stream-store';
+import { StreamState } from '@app/event-bus/stream-state';
 import { describeEventModel } from './testing/event-model.store-spec';
 
-describe('InMemoryOrderStore', () => {
-  let store: InMemoryOrderStore<OrderEvent, OrderSnapshot>;
+describe('InMemoryStreamStore', () => {
+  let store: InMemoryStreamStore<OrderEvent, OrderSnapshot>;
   let seen: OrderEvent[];
 
   beforeEach(() => {
-    store = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+    store = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
     seen = [];
     store.events$.subscribe((e) => seen.push(e));
   });
@@ -47,7 +47,7 @@ describe('InMemoryOrderStore', () => {
   it('answers the owner from the order state without building a snapshot', async () => {
     publishStatusSync(store, { orderId: 'a', status: OrderStatus.Created, ownerId: 'alice' });
     publishStatusSync(store, { orderId: 'a', status: OrderStatus.Shipped });
-    const built = jest.spyOn(OrderState.prototype, 'snapshot');
+    const built = jest.spyOn(StreamState.prototype, 'snapshot');
     try {
       expect((await store.getOwnership('a'))?.ownerId).toBe('alice');
       expect(built).not.toHaveBeenCalled();
@@ -57,7 +57,7 @@ describe('InMemoryOrderStore', () => {
   });
 
   it('keeps each order its last historySize events for resumes', async () => {
-    const small = new InMemoryOrderStore({ domain: ORDER_DOMAIN, historySize: 2 });
+    const small = new InMemoryStreamStore({ domain: ORDER_DOMAIN, historySize: 2 });
     const a1 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Created });
     const a2 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Paid });
     const a3 = publishStatusSync(small, { orderId: 'a', status: OrderStatus.Packed });
@@ -104,7 +104,7 @@ describe('InMemoryOrderStore', () => {
     afterEach(() => jest.useRealTimers());
 
     it('forgets a terminal order after terminalRetentionMs; live orders stay', () => {
-      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
+      const s = new InMemoryStreamStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
       try {
         publishStatusSync(s, { orderId: 'done', status: OrderStatus.Created });
         publishStatusSync(s, { orderId: 'done', status: OrderStatus.Cancelled });
@@ -123,7 +123,7 @@ describe('InMemoryOrderStore', () => {
     });
 
     it('close() cancels pending forgets and completes the event stream', () => {
-      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
+      const s = new InMemoryStreamStore({ domain: ORDER_DOMAIN, terminalRetentionMs: 1_000 });
       let completed = false;
       s.events$.subscribe({ complete: () => (completed = true) });
       publishStatusSync(s, { orderId: 'done', status: OrderStatus.Created });
@@ -136,7 +136,7 @@ describe('InMemoryOrderStore', () => {
 
   describe('event model', () => {
     describeEventModel(async () => {
-      const s = new InMemoryOrderStore({ domain: ORDER_DOMAIN });
+      const s = new InMemoryStreamStore({ domain: ORDER_DOMAIN });
       const events: OrderEvent[] = [];
       s.events$.subscribe((e) => events.push(e));
       return { store: s, seen: events, settle: async () => {}, close: async () => s.close() };

@@ -13,9 +13,9 @@ import {
  * event of each kind instead; `snapshot()` folds them, oldest first, when read.
  *
  * The fold is exact because a domain's fold depends only on the newest event of each
- * kind (`StreamDomain.fold`); order-state.spec.ts checks it against folding every event.
+ * kind (`StreamDomain.fold`); stream-state.spec.ts checks it against folding every event.
  */
-export class OrderState<E extends DomainEvent, S extends DomainSnapshot> {
+export class StreamState<E extends DomainEvent, S extends DomainSnapshot> {
   /** The snapshot as of the last read or replacement. */
   private built: S | undefined;
   /** The newest event applied since `built`, if any. */
