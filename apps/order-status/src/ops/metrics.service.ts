@@ -228,7 +228,7 @@ export class MetricsService implements OnModuleDestroy {
 }
 
 /** `memory`, `redis`, ...: from the store's class name, so no store has to declare it. */
-function storeBackend(store: StreamStore): string {
+export function storeBackend(store: StreamStore): string {
   const name = store.constructor.name.replace(/StreamStore$/, '').replace(/Store$/, '');
   return name === 'InMemory' ? 'memory' : name.toLowerCase() || 'unknown';
 }
