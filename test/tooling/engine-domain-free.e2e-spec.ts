@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { ORDER_DOMAIN_NAMES } from './order-domain-names';
 
 /**
  * The engine (bus, stores, auth, transports, connection life cycle, ops, the client's
@@ -20,8 +21,6 @@ const ENGINE_DIRS = [
   'apps/order-status/src/auth',
   'libs/client/src/transports',
 ];
-const ORDER_DOMAIN_NAMES =
-  /out_for_delivery|'delivered'|'shipped'|'cancelled'|'tracking'|isTerminalStatus|TrackingUpdated|OrderStatusChanged|OrderStatus\b|paddingBytes/;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
