@@ -81,3 +81,13 @@ describe('parseCli --rungs', () => {
     );
   });
 });
+
+describe('parseCli --orders for the ladder', () => {
+  it('takes one order count, so one fan-out prices every rung', () => {
+    const parsed = parseCli(['ladder', '--orders', '20']);
+    expect('errors' in parsed ? parsed.errors : parsed.overrides.orders).toEqual([20]);
+    const many = parseCli(['ladder', '--orders', '1,20']);
+    expect('errors' in many && many.errors[0]).toMatch(/^the ladder takes one --orders/);
+    expect('errors' in parseCli(['broadcast', '--orders', '1,20'])).toBe(false);
+  });
+});

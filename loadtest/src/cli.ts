@@ -133,6 +133,11 @@ export function parseCli(argv: readonly string[]):
     if (!SCENARIOS.some((s) => s.name === name)) errors.push(`unknown scenario ${name}\n${USAGE}`);
     steps = [{ scenario: name, options: {} }];
   }
+  // The ladder prices its layers at one fan-out per run: a list would mix them in its table.
+  if (name === 'ladder' && (overrides.orders?.length ?? 0) > 1)
+    errors.push(
+      `the ladder takes one --orders (its subscribers share K orders), got ${values.orders}`,
+    );
   if (values.target !== undefined) {
     try {
       new URL(values.target);

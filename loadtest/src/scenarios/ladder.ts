@@ -30,6 +30,7 @@ export const ladder: Scenario = {
       const out: RunResult[] = [];
       const rounds = o.rounds ?? (o.tiny ? 1 : LADDER_ROUNDS);
       const rungs = runnableRungs(transport, o.tiny, o.rungs);
+      const orders = o.orders?.[0];
       const sink = rungs.some((r) => r.exportsSpans) ? await OtlpSink.start() : undefined;
       try {
         for (let round = 1; round <= rounds && !ctx.aborted(); round += 1) {
@@ -46,11 +47,20 @@ export const ladder: Scenario = {
                   : rung.env,
               transport,
               ...steadyLoad(o, { subscribers: 500, durationS: 5 }, transport),
+              ...(orders === undefined ? {} : { orders }),
             });
-            const run = { ...r, extra: { ...r.extra, round, rung: rung.id } };
+            const run = {
+              ...r,
+              extra: {
+                ...r.extra,
+                round,
+                rung: rung.id,
+                ...(orders === undefined ? {} : { orders }),
+              },
+            };
             out.push(
               rung.exportsSpans && sink
-                ? withExportedSpans(run, sink.take(), samplingRatio(rung))
+                ? withExportedSpans(run, sink.take(), samplingRatio(rung), publishesOf(r))
                 : run,
             );
           }
@@ -61,3 +71,10 @@ export const ladder: Scenario = {
       return out;
     }),
 };
+
+/** The publishes of a run's measured window: each of its orders' events, once. */
+function publishesOf(r: RunResult): number {
+  const { subscribers } = r.settings;
+  const orders = Math.min(Number(r.extra?.orders ?? subscribers), subscribers);
+  return subscribers > 0 ? (r.events.expected * orders) / subscribers : 0;
+}

@@ -12,7 +12,11 @@ export interface ScenarioOptions {
   readonly grpcSharedChannel?: boolean;
   /** Seconds of publishing before the measured window (see DEFAULT_WARMUP_S). */
   readonly warmupS?: number;
-  /** Broadcast: the order counts the subscribers spread over (default 1, 10 and N). */
+  /**
+   * Broadcast: the order counts the subscribers spread over (default 1, 10 and N). Ladder:
+   * one count (default N: one subscriber per order, where every delivery carries a whole
+   * publish's spans).
+   */
   readonly orders?: readonly number[];
   /** Overhead, ladder and broadcast: rounds of alternating servers or rungs (default: the scenario's). */
   readonly rounds?: number;
