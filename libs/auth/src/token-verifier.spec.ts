@@ -54,22 +54,25 @@ describe('TokenVerifier', () => {
   });
 
   it('remembers verified tokens within its byte bound, forgetting the least recently used', async () => {
-    const token = (i: number) =>
-      forgeToken({ ...testClaims({ sub: `s${i}` }), pad: 'x'.repeat(4_000) });
-    const one = verifiedEntryBytes(token(0), await verifier.verify(token(0)));
+    // Built once: a token carries the second it was made in (iat, exp), so one rebuilt for
+    // the recall after a second boundary would be another token.
+    const tokens = Array.from({ length: 101 }, (_, i) =>
+      forgeToken({ ...testClaims({ sub: `s${i}` }), pad: 'x'.repeat(4_000) }),
+    );
+    const one = verifiedEntryBytes(tokens[0], await verifier.verify(tokens[0]));
     const bounded = await TokenVerifier.create({
       hs256Secret: TEST_SECRET,
       issuer: TEST_ISSUER,
       audience: TEST_AUDIENCE,
       verifiedMaxBytes: one * 4,
     });
-    for (let i = 1; i <= 100; i++) await bounded.verify(token(i));
+    for (let i = 1; i <= 100; i++) await bounded.verify(tokens[i]);
     const use = bounded.memoryUse;
     expect(use).toMatchObject({ structure: 'verified_tokens', entries: 4, evictions: 96 });
     expect(use.bytes).toBeLessThanOrEqual(one * 4);
     expect(use.bytes).toBeGreaterThan(4 * 4_000);
-    expect(bounded.recall(token(100))?.subject).toBe('s100');
-    expect(bounded.recall(token(1))).toBeUndefined();
+    expect(bounded.recall(tokens[100])?.subject).toBe('s100');
+    expect(bounded.recall(tokens[1])).toBeUndefined();
   });
 
   it.each(Object.entries(rejectedTokens()).filter(([, t]) => t !== undefined))(
