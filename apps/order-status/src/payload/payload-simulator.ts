@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestj
 import {
   publishPayload,
   publishPayloadSync,
+  type PayloadCommand,
   type PayloadEvent,
   type PayloadSnapshot,
 } from '@app/payload-domain';
@@ -44,6 +45,9 @@ export class PayloadSimulator extends SimulatorClock implements OnApplicationShu
   private schedule?: Required<PayloadSchedule>;
   private ids: string[] = [];
   private cursor = 0;
+  /** The store's synchronous publish, made once: no closure per event. */
+  private readonly payloadSync = (cmd: PayloadCommand): PayloadEvent =>
+    publishPayloadSync(this.store, cmd);
 
   constructor(
     @Inject(StreamStore) private readonly store: StreamStore<PayloadEvent, PayloadSnapshot>,
@@ -117,6 +121,6 @@ export class PayloadSimulator extends SimulatorClock implements OnApplicationShu
       void this.counted(() => publishPayload(this.store, { orderId, bytes }));
       return;
     }
-    this.publishSync('payload', { orderId, bytes }, (c) => publishPayloadSync(this.store, c));
+    this.publishSync('payload', { orderId, bytes }, this.payloadSync);
   }
 }

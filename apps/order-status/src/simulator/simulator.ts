@@ -121,6 +121,11 @@ export class OrderSimulator extends SimulatorClock {
   private orders: SimOrder[] = [];
   private nextOrderNumber = 1;
   private cursor = 0;
+  /** The store's synchronous publishes, made once: no closure per event. */
+  private readonly statusSync = (cmd: PublishCommand): OrderEvent =>
+    publishStatusSync(this.store, cmd);
+  private readonly trackingSync = (cmd: TrackingCommand): OrderEvent =>
+    publishTrackingSync(this.store, cmd);
 
   constructor(
     private readonly store: StreamStore<OrderEvent, OrderSnapshot>,
@@ -314,7 +319,7 @@ export class OrderSimulator extends SimulatorClock {
       status,
       ...(reason !== undefined ? { reason } : {}),
     };
-    this.publishSync('status', cmd, (c) => publishStatusSync(this.store, c));
+    this.publishSync('status', cmd, this.statusSync);
   }
 
   private async publishAsync(
@@ -346,6 +351,6 @@ export class OrderSimulator extends SimulatorClock {
       void this.counted(() => publishTracking(this.store, cmd));
       return;
     }
-    this.publishSync('tracking', cmd, (c) => publishTrackingSync(this.store, c));
+    this.publishSync('tracking', cmd, this.trackingSync);
   }
 }
