@@ -8,12 +8,14 @@ export async function waitFor<T>(
   timeoutMs = 5_000,
   intervalMs = 10,
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
+  // The monotonic clock: a wall clock stepped while waiting must not end the wait early.
+  const deadline = performance.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
     last = await check();
     if (last) return last;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${message}`);
+    if (performance.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms: ${message}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

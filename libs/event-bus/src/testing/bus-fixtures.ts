@@ -83,9 +83,10 @@ export async function waitFor(
   what: string,
   timeoutMs = 2_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  // The monotonic clock: a wall clock stepped while waiting must not end the wait early.
+  const deadline = performance.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline)
+    if (performance.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
