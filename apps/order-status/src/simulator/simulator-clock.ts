@@ -85,9 +85,8 @@ export abstract class SimulatorClock {
 
   /**
    * Runs one synchronous publish of `kind` and counts it; with tracing on, in a root
-   * `publish` span of its own, as a traced caller's publish would be (a traced load test
-   * prices what production pays). Untraced, `publish` (a function made once, not per event)
-   * is called directly, so an untraced run allocates nothing here.
+   * `publish` span of its own, so a traced run pays what a traced caller's publish does.
+   * Untraced, `publish` (made once by the caller) is called directly: nothing is allocated.
    */
   protected publishSync<C extends SimulatedCommand>(
     kind: string,
