@@ -12,6 +12,8 @@ export interface FailoverOptions {
   /** Kills one instance (SIGKILL) after seq 6 reached every client. */
   readonly kill: () => Promise<void>;
   readonly timeoutMs?: number;
+  /** What else a timed-out wait should show (the stack's last log lines). */
+  readonly failureContext?: () => string;
 }
 
 /** What every client must receive: the order's seqs from created to delivered, once each. */
@@ -56,8 +58,17 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverResult> {
 
   await publish(OrderStatus.Created);
   const clients = followOrder(o.endpoints, o.orderId);
+  // A timed-out wait names each client's seqs and last failure, not just the condition.
+  const waitForClients = async (check: () => boolean, message: string) => {
+    try {
+      await waitFor(check, message, timeoutMs);
+    } catch (e) {
+      const context = o.failureContext?.() ?? '';
+      throw new Error(`${(e as Error).message}\n${clients.describe()}\n${context}`.trimEnd());
+    }
+  };
   try {
-    await waitFor(() => clients.allSaw(1), 'every client to see the created event', timeoutMs);
+    await waitForClients(() => clients.allSaw(1), 'every client to see the created event');
     await o.whileStreaming?.();
     for (const step of [
       OrderStatus.Paid,
@@ -68,14 +79,13 @@ export async function runFailover(o: FailoverOptions): Promise<FailoverResult> {
     ] as const) {
       await publish(step); // 2..6
     }
-    await waitFor(() => clients.allSaw(6), 'seq 6 everywhere', timeoutMs);
+    await waitForClients(() => clients.allSaw(6), 'seq 6 everywhere');
     await o.kill();
     for (let i = 0; i < 5; i++) await publish('tracking'); // 7..11, the instance is gone
     await publish(OrderStatus.Delivered); // 12
-    await waitFor(
+    await waitForClients(
       () => clients.allSaw(12) && clients.allDone(),
       'every client to reach the end through the survivor',
-      timeoutMs,
     );
     return new Map([...clients.seen].map(([name, seqs]) => [name, [...seqs]]));
   } finally {

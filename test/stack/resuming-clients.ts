@@ -34,6 +34,8 @@ export interface ResumingClients {
   allSaw(count: number): boolean;
   /** Every client was told that the order's stream completed. */
   allDone(): boolean;
+  /** One line per client: its seqs, whether it completed, its last failure. */
+  describe(): string;
   close(): void;
 }
 
@@ -51,6 +53,8 @@ export function followOrder(
 ): ResumingClients {
   const seen = new Map<string, number[]>();
   const done = new Set<string>();
+  /** Each client's last failure, so a timed-out wait says who failed and how. */
+  const failures = new Map<string, string>();
   const cleanups: (() => void)[] = [];
   let stopped = false;
   const track = (name: string) => {
@@ -83,6 +87,10 @@ export function followOrder(
       done.add(name);
       es.close();
     });
+    es.addEventListener('error', (e) => {
+      const closed = es.readyState === EventSource.CLOSED ? ' (gave up)' : '';
+      failures.set(name, `${e.code ?? ''} ${e.message ?? 'error'}${closed}`.trim());
+    });
     cleanups.push(() => es.close());
   };
   for (let i = 0; i < sseClients; i++) sse(`sse-http1-${i}`, endpoints.http);
@@ -102,7 +110,10 @@ export function followOrder(
     },
   ) as unknown as OrderStatusClient;
   cleanups.push(() => client.close());
+  let retry: NodeJS.Timeout | undefined;
+  cleanups.push(() => clearTimeout(retry));
   const follow = () => {
+    if (stopped) return;
     const call = client.subscribe({ orderId, afterSeq: grpcSeen.at(-1) ?? 0 });
     call.on('data', (m: ProtoSubscribeResponse) => {
       if ('event' in m && m.event) grpcSeen.push(Number(m.event.seq));
@@ -111,7 +122,10 @@ export function followOrder(
     call.on('error', () => undefined);
     call.on('status', (s) => {
       if (s.code === GrpcCode.OK) done.add('grpc');
-      else if (!stopped) setTimeout(follow, RECONNECT_DELAY_MS);
+      else if (!stopped) {
+        failures.set('grpc', `${GrpcCode[s.code]}: ${s.details}`);
+        retry = setTimeout(follow, RECONNECT_DELAY_MS);
+      }
     });
     cleanups.push(() => call.cancel());
   };
@@ -126,6 +140,7 @@ export function followOrder(
     reconnectionDelayMax: 5 * RECONNECT_DELAY_MS,
   });
   cleanups.push(() => socket.close());
+  socket.on('connect_error', (e) => failures.set('socket.io', `connect_error: ${e.message}`));
   socket.on('connect', () => {
     socket.emit('subscribe', { orderId, afterSeq: wsSeen.at(-1) ?? 0 }, () => undefined);
   });
@@ -139,6 +154,13 @@ export function followOrder(
     seen,
     allSaw: (count) => [...seen.values()].every((s) => s.length >= count),
     allDone: () => [...seen.keys()].every((name) => done.has(name)),
+    describe: () =>
+      [...seen]
+        .map(([name, seqs]) => {
+          const failure = failures.get(name);
+          return `${name}: [${seqs.join(',')}]${done.has(name) ? ' done' : ''}${failure ? `, last failure ${failure}` : ''}`;
+        })
+        .join('\n'),
     close: () => {
       stopped = true;
       for (const c of cleanups.splice(0)) c();

@@ -28,6 +28,8 @@ if (!nginxInstalled) {
   'stack: an instance dies under streaming clients',
   () => {
     let stack: LocalStack;
+    /** The stack's output (warnings and errors only): shown when the scenario fails. */
+    const output: string[] = [];
 
     beforeAll(async () => {
       stack = await startLocalStack({
@@ -40,7 +42,7 @@ if (!nginxInstalled) {
           SIMULATOR_ENABLED: 'false',
           SSE_RETRY_MS: '200',
         },
-        log: () => undefined,
+        log: (source, line) => output.push(`[${source}] ${line}`),
       });
     }, 60_000);
     afterAll(async () => {
@@ -59,6 +61,7 @@ if (!nginxInstalled) {
 
       const [a] = stack.instances;
       const seen = await runFailover({
+        failureContext: () => output.slice(-40).join('\n'),
         endpoints: {
           http: stack.urls.http,
           https: stack.urls.https,
