@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface TlsMaterial {
@@ -21,6 +22,8 @@ export async function loadTlsMaterial(opts: {
   certFile?: string;
   keyFile?: string;
   devCertDir: string;
+  /** How long a key without its certificate is waited for (tests). @default 10 s */
+  abandonedAfterMs?: number;
 }): Promise<TlsMaterial> {
   if (opts.certFile || opts.keyFile) {
     if (!opts.certFile || !opts.keyFile) {
@@ -32,19 +35,85 @@ export async function loadTlsMaterial(opts: {
     ]);
     return { cert, key, development: false };
   }
-  const certPath = join(opts.devCertDir, DEV_CERT);
-  const keyPath = join(opts.devCertDir, DEV_KEY);
-  try {
-    const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
-    return { cert, key, development: true };
-  } catch {
-    // Not made yet: make it below.
+  const paths = {
+    cert: join(opts.devCertDir, DEV_CERT),
+    key: join(opts.devCertDir, DEV_KEY),
+  };
+  const abandonedAfterMs = opts.abandonedAfterMs ?? ABANDONED_AFTER_MS;
+  for (;;) {
+    const made = await readMade(paths);
+    if (made) return made;
+    const pems = await makeCertificate();
+    await mkdir(opts.devCertDir, { recursive: true });
+    // The key is the claim: created exclusively, so of starters racing (two instances on one
+    // volume, two test runs in one checkout) one writes the pair and the others read it.
+    if (await claim(paths.key, pems.private)) {
+      // Renamed into place last: a certificate on disk means its key is there, whole.
+      const tmp = `${paths.cert}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      await writeFile(tmp, pems.cert);
+      await rename(tmp, paths.cert);
+      return { cert: pems.cert, key: pems.private, development: true };
+    }
+    const theirs = await waitForCertificate(paths, abandonedAfterMs);
+    if (theirs) return theirs;
+    // A key whose certificate never came: its starter died between the two writes.
+    await rm(paths.key, { force: true });
   }
+}
+
+/**
+ * How long a key may wait for its certificate before it counts as left by a starter that
+ * died; the writer renames the certificate right after the key, so seconds are plenty.
+ */
+const ABANDONED_AFTER_MS = 10_000;
+const POLL_MS = 25;
+
+interface Paths {
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** The pair on disk, or undefined while its certificate is not there. */
+async function readMade(paths: Paths): Promise<TlsMaterial | undefined> {
+  try {
+    // The certificate first: once it is there, so is its key.
+    const cert = await readFile(paths.cert, 'utf8');
+    return { cert, key: await readFile(paths.key, 'utf8'), development: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Creates `path` with `content` unless it exists (another starter claimed it first). */
+async function claim(path: string, content: string): Promise<boolean> {
+  try {
+    await writeFile(path, content, { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function waitForCertificate(
+  paths: Paths,
+  timeoutMs: number,
+): Promise<TlsMaterial | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const made = await readMade(paths);
+    if (made || performance.now() >= deadline) return made;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function makeCertificate(): Promise<{ cert: string; private: string }> {
   // Loaded here, not at the top: selfsigned and its ASN.1 stack slow every start and are
   // needed once, on the first start without a certificate.
   const { generate } = await import('selfsigned');
   const notAfter = new Date(Date.now() + DEV_CERT_DAYS * 86_400_000);
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+  return generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
@@ -63,12 +132,4 @@ export async function loadTlsMaterial(opts: {
       },
     ],
   });
-  await mkdir(opts.devCertDir, { recursive: true });
-  // Write-then-rename: parallel test workers may race to create the same files.
-  const suffix = `.${process.pid}.tmp`;
-  await writeFile(keyPath + suffix, pems.private, { mode: 0o600 });
-  await writeFile(certPath + suffix, pems.cert);
-  await rename(keyPath + suffix, keyPath);
-  await rename(certPath + suffix, certPath);
-  return { cert: pems.cert, key: pems.private, development: true };
 }
