@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadTlsMaterial } from '../../apps/order-status/src/http/dev-certificate';
@@ -10,7 +10,6 @@ import {
   nginxVariables,
   renderTemplate,
   STACK,
-  type StackInstance,
   type StackSettings,
 } from './stack-settings';
 
@@ -111,14 +110,17 @@ async function startOnce(
     if (portTaken === undefined && PORT_TAKEN.test(line)) portTaken = `[${source}] ${line}`;
     logLine(source, line);
   };
+  assertDistinctPorts(settings);
   const work = mkdtempSync(join(tmpdir(), 'order-status-stack-'));
-  const children: ChildProcess[] = [];
+  const started: { redis?: ChildProcess; nginx?: ChildProcess; instances: ChildProcess[] } = {
+    instances: [],
+  };
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       // Instances first (they drain their streams), then the proxy, then Redis.
-      for (const group of [children.slice(1, -1), children.slice(-1), children.slice(0, 1)]) {
-        await Promise.all(group.map((c) => terminate(c)));
+      for (const group of [started.instances, [started.nginx], [started.redis]]) {
+        await Promise.all(group.flatMap((c) => (c ? [terminate(c)] : [])));
       }
       rmSync(work, { recursive: true, force: true });
     })());
@@ -134,27 +136,18 @@ async function startOnce(
       {},
       log,
     );
-    children.push(redis);
+    started.redis = redis;
     await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
 
-    // The instances write the development certificate once; nginx presents the same one.
+    // Made (or read) here, before any process starts: nginx presents it, the instances
+    // find it in place, and the clients are given the same one.
     const certDir = join(root, '.certs');
     const tls = await loadTlsMaterial({ devCertDir: certDir });
-    const instances: RunningInstance[] = [];
-    for (const instance of settings.instances) {
-      const env = {
-        ...instanceEnv(settings, instance, { bind: '127.0.0.1', redis: '127.0.0.1' }),
-        TLS_DEV_CERT_DIR: certDir,
-        ...opts.env,
-      };
-      const proc = spawnLogged(instance.name, process.execPath, [main], env, log);
-      children.push(proc);
-      await waitForOutput(proc, /"event":"listening"/, instance.name);
-      instances.push({ ...instance, process: proc, env });
-    }
 
+    // nginx before the instances: their own TLS listeners bind port 0, and the OS could
+    // hand one of them a port picked for nginx that nginx had not bound yet.
     const nginx = startNginx(root, work, settings, certDir, log);
-    children.push(nginx);
+    started.nginx = nginx;
     // Every listener: nginx binds them one by one, and while it retries one that is taken
     // (for about 2.5 s, then it exits) the others already accept connections. A port
     // that accepts may also be another process's: nginx said at once if a bind failed.
@@ -163,6 +156,19 @@ async function startOnce(
     await new Promise((r) => setTimeout(r, NGINX_BIND_SETTLE_MS));
     if (portTaken !== undefined || nginx.exitCode !== null) {
       throw new Error(`nginx did not bind every port (${httpPort}, ${httpsPort}, ${grpcPort})`);
+    }
+
+    const instances: RunningInstance[] = [];
+    for (const instance of settings.instances) {
+      const env = {
+        ...instanceEnv(settings, instance, { bind: '127.0.0.1', redis: '127.0.0.1' }),
+        TLS_DEV_CERT_DIR: certDir,
+        ...opts.env,
+      };
+      const proc = spawnLogged(instance.name, process.execPath, [main], env, log);
+      started.instances.push(proc);
+      await waitForOutput(proc, /"event":"listening"/, instance.name);
+      instances.push({ ...instance, process: proc, env });
     }
 
     return {
@@ -183,6 +189,22 @@ async function startOnce(
       throw new StackPortTakenError(`a port was taken: ${portTaken}`, { cause: err });
     }
     throw err;
+  }
+}
+
+/** @throws Error when two of the stack's listeners were given one port. */
+function assertDistinctPorts(settings: StackSettings): void {
+  const owners = new Map<number, string>();
+  const give = (port: number, owner: string) => {
+    const other = owners.get(port);
+    if (other !== undefined) throw new Error(`port ${port} is given to both ${other} and ${owner}`);
+    owners.set(port, owner);
+  };
+  give(settings.redisPort, 'redis');
+  for (const [name, port] of Object.entries(settings.nginx)) give(port, `nginx ${name}`);
+  for (const i of settings.instances) {
+    give(i.httpPort, `${i.name} httpPort`);
+    give(i.grpcPort, `${i.name} grpcPort`);
   }
 }
 
@@ -298,11 +320,11 @@ function waitForOutput(proc: ChildProcess, pattern: RegExp, what: string): Promi
 
 /** Resolves once something accepts connections on the port (nginx says nothing when up). */
 async function waitForPort(port: number, proc: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + STACK_START_TIMEOUT_MS;
+  const deadline = performance.now() + STACK_START_TIMEOUT_MS;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode})`);
     if (await portAccepts(port)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not listening on ${port}`);
+    if (performance.now() > deadline) throw new Error(`${what} not listening on ${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -334,25 +356,39 @@ function terminate(proc: ChildProcess): Promise<void> {
 
 /** The same topology on ports the OS hands out. */
 export async function withFreePorts(settings: StackSettings): Promise<StackSettings> {
-  const instances: StackInstance[] = [];
-  for (const i of settings.instances) {
-    instances.push({ ...i, httpPort: await freePort(), grpcPort: await freePort() });
-  }
+  const [redisPort, httpPort, httpsPort, grpcPort, ...own] = await freePorts(
+    4 + 2 * settings.instances.length,
+  );
   return {
     ...settings,
-    redisPort: await freePort(),
-    nginx: { httpPort: await freePort(), httpsPort: await freePort(), grpcPort: await freePort() },
-    instances,
+    redisPort,
+    nginx: { httpPort, httpsPort, grpcPort },
+    instances: settings.instances.map((i, k) => ({
+      ...i,
+      httpPort: own[2 * k],
+      grpcPort: own[2 * k + 1],
+    })),
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+/**
+ * `count` different free loopback ports. Every one is held until all are picked: a port
+ * closed and picked again can be the same one on a busy host (twice HTTP and gRPC of one
+ * nginx made its plain HTTP port a TLS one, answering 400).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const srv = createServer();
+          srv.once('error', reject);
+          srv.listen(0, '127.0.0.1', () => resolve(srv));
+        }),
+    ),
+  );
+  const ports = servers.map((srv) => (srv.address() as AddressInfo).port);
+  await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))));
+  return ports;
 }

@@ -85,3 +85,30 @@ function holdAPort(): Promise<{ server: Server; port: number }> {
     expect(res.statusCode).toBe(200);
   }, 120_000);
 });
+
+describe('local stack: settings that give two listeners one port', () => {
+  // Picked one by one, two free ports can be the same on a busy host: nginx then merged
+  // its plain HTTP and its gRPC (TLS) listener into one TLS port, and plain HTTP got 400.
+  it('are refused before anything starts, naming the port and both listeners', async () => {
+    const s = await withFreePorts(STACK);
+    const started = startLocalStack({
+      pickPorts: async () => ({ ...s, nginx: { ...s.nginx, grpcPort: s.nginx.httpPort } }),
+      env: { ...testAuthEnv(), LOG_LEVEL: 'warn', SIMULATOR_ENABLED: 'false' },
+      log: () => undefined,
+    });
+    try {
+      await expect(started).rejects.toThrow(
+        `port ${s.nginx.httpPort} is given to both nginx httpPort and nginx grpcPort`,
+      );
+    } finally {
+      await started.then((stack) => stack.stop()).catch(() => undefined);
+    }
+  }, 120_000);
+
+  it('are never what withFreePorts picks: every port of a stack differs', async () => {
+    const s = await withFreePorts(STACK);
+    const ports = [s.redisPort, ...Object.values(s.nginx)];
+    for (const i of s.instances) ports.push(i.httpPort, i.grpcPort);
+    expect(new Set(ports).size).toBe(4 + 2 * STACK.instances.length);
+  });
+});
