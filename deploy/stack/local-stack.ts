@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadTlsMaterial } from '../../apps/order-status/src/http/dev-certificate';
+import { freePorts } from './free-ports';
 import {
   instanceEnv,
   NGINX_TEMPLATE,
@@ -369,26 +370,4 @@ export async function withFreePorts(settings: StackSettings): Promise<StackSetti
       grpcPort: own[2 * k + 1],
     })),
   };
-}
-
-/**
- * `count` different free loopback ports. Every one is held until all are picked: a port
- * closed and picked again can be the same one on a busy host (twice HTTP and gRPC of one
- * nginx made its plain HTTP port a TLS one, answering 400).
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const srv = createServer();
-          srv.once('error', reject);
-          srv.listen(0, '127.0.0.1', () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = servers.map((srv) => (srv.address() as AddressInfo).port);
-  await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))));
-  return ports;
 }

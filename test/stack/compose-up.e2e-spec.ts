@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signDevToken, Scope } from '@app/auth';
 import { h2Connect, h2Get } from '../support/h2-client';
-import { freePort } from '../support/redis-server';
+import { freePorts } from '../../deploy/stack/free-ports';
 import { waitFor } from '../support/wait-for';
 import { environment, read, readCompose } from './compose-file';
 import { dockerUnavailableReason, startDockerEngine, type DockerEngine } from './docker-engine';
@@ -140,9 +140,7 @@ const VARIANTS: Record<string, Variant> = {
       async (name) => {
         if (engine === undefined) return; // SKIPPED above, with the daemon's reason
         const v = VARIANTS[name];
-        ports.http = await freePort();
-        ports.https = await freePort();
-        ports.grpc = await freePort();
+        [ports.http, ports.https, ports.grpc] = await freePorts(3);
         await compose([...v.profile, 'up', '--build', '-d', ...v.up], UP_TIMEOUT_MS);
         const health = async (service: string) => {
           const id = (await compose([...v.profile, 'ps', '-q', service])).trim();

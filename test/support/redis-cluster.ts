@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort, REDIS_SERVER_BIN } from './redis-server';
+import { freePorts } from '../../deploy/stack/free-ports';
+import { REDIS_SERVER_BIN } from './redis-server';
 import { waitFor } from './wait-for';
 
 /** Debian's redis-cli (package redis-tools); REDIS_CLI_BIN overrides. */
@@ -66,7 +67,7 @@ export class RedisCluster {
     opts: { masters?: number; nodeTimeoutMs?: number } = {},
   ): Promise<RedisCluster> {
     const masters = opts.masters ?? 3;
-    const ports = await distinctFreePorts(masters * 4);
+    const ports = await freePorts(masters * 4);
     const cluster = new RedisCluster(
       ports.slice(0, masters * 2),
       mkdtempSync(join(tmpdir(), 'order-status-redis-cluster-')),
@@ -390,12 +391,6 @@ export class RedisCluster {
       });
     });
   }
-}
-
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
 }
 
 /**

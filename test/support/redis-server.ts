@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../deploy/stack/free-ports';
 
 /** Debian's redis-server; REDIS_SERVER_BIN overrides. */
 export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -123,13 +123,3 @@ export class RedisServer {
 }
 
 /** A port that was free a moment ago (the OS picks it; the caller binds it next). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}

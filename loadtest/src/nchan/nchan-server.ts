@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../deploy/stack/free-ports';
 import { canPin, SERVICE_CPU, type RunningService } from '../service/launcher';
 import { PublisherProcess } from './publisher-ipc';
 
@@ -93,17 +94,6 @@ function installExitHandler(): void {
   exitHandlerInstalled = true;
   process.once('exit', () => {
     for (const child of running) child.kill('SIGKILL');
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
   });
 }
 
