@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -16,7 +16,8 @@ const DEV_CERT_DAYS = 365;
 /**
  * The TLS key and certificate for the HTTPS (h2 + http/1.1) listener: the configured
  * files when given, else a self-signed development certificate for localhost, made once
- * and kept in `devCertDir` so browsers and curl see the same one across restarts.
+ * and kept in `devCertDir` so browsers and curl see the same one across restarts (made
+ * again when it expires, or when its key is not its own).
  */
 export async function loadTlsMaterial(opts: {
   certFile?: string;
@@ -42,7 +43,12 @@ export async function loadTlsMaterial(opts: {
   const abandonedAfterMs = opts.abandonedAfterMs ?? ABANDONED_AFTER_MS;
   for (;;) {
     const made = await readMade(paths);
-    if (made) return made;
+    if (made && usable(made)) return made;
+    if (made) {
+      // Torn (an earlier version's race) or expired: a new pair, made as if there were none.
+      await rm(paths.cert, { force: true });
+      await rm(paths.key, { force: true });
+    }
     const pems = await makeCertificate();
     await mkdir(opts.devCertDir, { recursive: true });
     // The key is the claim: created exclusively, so of starters racing (two instances on one
@@ -82,6 +88,22 @@ async function readMade(paths: Paths): Promise<TlsMaterial | undefined> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  }
+}
+
+/**
+ * Whether the key is the certificate's (nginx and Node refuse to start with a pair that is
+ * not) and the certificate is valid for at least another day.
+ */
+function usable(m: TlsMaterial): boolean {
+  try {
+    const cert = new X509Certificate(m.cert);
+    return (
+      cert.checkPrivateKey(createPrivateKey(m.key)) &&
+      Date.parse(cert.validTo) > Date.now() + 86_400_000
+    );
+  } catch {
+    return false; // not PEM at all: made again like a torn pair
   }
 }
 
