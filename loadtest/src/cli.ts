@@ -9,7 +9,7 @@ import { consoleTable } from './report/table';
 import { LADDER_RUNGS } from './ladder/rungs';
 import { SCENARIOS } from './scenarios/registry';
 import type { ScenarioOptions } from './scenarios/scenario';
-import { DEFAULT_SUITE, runSuite, type SuiteStep } from './suite';
+import { DEFAULT_SUITE, runSuite, suiteExitCode, type SuiteStep } from './suite';
 
 const USAGE = `usage: npm run loadtest -- [scenario|all] [--transports ${TRANSPORTS.join(',')}]
   [--subscribers N] [--rate EVENTS_PER_S_PER_ORDER] [--duration S] [--warmup S]
@@ -223,7 +223,7 @@ async function main(): Promise<number> {
       `reference runs: ${folders.map((f) => relative(process.cwd(), f)).join(', ')}\n`,
     );
   }
-  return report.runs.every((r) => r.ok) ? 0 : 1;
+  return suiteExitCode(report);
 }
 
 if (require.main === module) {

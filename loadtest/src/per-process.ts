@@ -42,8 +42,9 @@ export async function runPerProcess(
   argv: readonly string[],
   transports: readonly string[],
   aborted: () => boolean,
-): Promise<RunResult[]> {
+): Promise<Pick<Report, 'runs' | 'aborted'>> {
   const runs: RunResult[] = [];
+  const failed: NonNullable<Report['aborted']>[number][] = [];
   for (const transport of transports) {
     if (aborted()) break;
     const out = mkdtempSync(join(tmpdir(), `loadtest-${transport}-`));
@@ -56,11 +57,14 @@ export async function runPerProcess(
         throw new Error(`the ${transport} run exited with ${code} and wrote no results`);
       }
       runs.push(...report.runs);
+      for (const a of report.aborted ?? []) {
+        failed.push({ scenario: a.scenario, error: `${transport}: ${a.error}` });
+      }
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
   }
-  return runs;
+  return { runs, ...(failed.length > 0 ? { aborted: failed } : {}) };
 }
 
 function runChild(args: readonly string[]): Promise<number | null> {

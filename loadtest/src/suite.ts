@@ -163,6 +163,7 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
     aborted: o.aborted ?? (() => false),
   };
   const runs: RunResult[] = [];
+  const aborted: { scenario: string; error: string }[] = [];
   let processPerTransport = false;
   for (const step of o.steps) {
     if (ctx.aborted()) break;
@@ -185,16 +186,17 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
         !o.running &&
         o.steps.length === 1
       ) {
-        runs.push(...(await runPerProcess(o.argv, opts.transports, ctx.aborted)));
+        const merged = await runPerProcess(o.argv, opts.transports, ctx.aborted);
+        runs.push(...merged.runs);
+        aborted.push(...(merged.aborted ?? []));
         processPerTransport = true;
         continue;
       }
       runs.push(...(await scenario.run(ctx, opts)));
     } catch (err) {
-      o.progress(
-        `[${scenario.name}] aborted: ${err instanceof Error ? err.message : String(err)}`,
-        true,
-      );
+      const error = err instanceof Error ? err.message : String(err);
+      aborted.push({ scenario: scenario.name, error });
+      o.progress(`[${scenario.name}] aborted: ${error}`, true);
     }
   }
   return {
@@ -219,7 +221,14 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
       ...(processPerTransport ? { processPerTransport } : {}),
     },
     runs,
+    ...(aborted.length > 0 ? { aborted } : {}),
   };
+}
+
+/** The command's exit code: 1 when a run failed, a scenario aborted or nothing ran. */
+export function suiteExitCode(report: Report): number {
+  const ok = report.runs.length > 0 && report.runs.every((r) => r.ok);
+  return ok && (report.aborted ?? []).length === 0 ? 0 : 1;
 }
 
 /** `<node> --version` of the binary given with --node (recorded beside the results). */

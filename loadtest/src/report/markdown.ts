@@ -67,6 +67,9 @@ export function markdownReport(report: Report): string {
     `Node ${report.versions.node}${report.settings.serviceNode ? ` (service: Node ${report.settings.serviceNode.version})` : ''}${report.settings.serviceNodeFlags ? `, servers started with ${report.settings.serviceNodeFlags.map((f) => `\`${f}\``).join(' ')}` : ''}, commit ${report.versions.commit}. Service and generator ${report.settings.pinned ? 'pinned to separate cores (taskset)' : 'not pinned (single core or --target)'}.${report.settings.processPerTransport ? ' Each transport ran in a fresh generator process.' : ''}`,
     `Command: \`loadtest ${report.settings.argv.join(' ')}\``,
     ...hostLines(report),
+    ...(report.aborted ?? []).map(
+      (a) => `**aborted: ${a.scenario}** (no runs): ${a.error.replace(/\s+/g, ' ')}`,
+    ),
     '',
     'Latency is publish-to-receive (service clock `publishedAtUs` vs the client clock, same host). ' +
       'CPU and RSS are the service process from /proc; CPU ms/1k ev is service CPU time per 1,000 delivered events. ' +

@@ -37,6 +37,8 @@ export interface Report {
     readonly processPerTransport?: boolean;
   };
   readonly runs: readonly RunResult[];
+  /** Scenarios that ended without their runs (a service that did not start, say), and why. */
+  readonly aborted?: readonly { readonly scenario: string; readonly error: string }[];
 }
 
 function pkgVersion(name: string): string {
