@@ -49,7 +49,9 @@ describe('tracing across two instances on Redis Cluster', () => {
         b.authHeaders,
       );
       streams.push(sse);
-      await waitFor(() => b.bus.subscriberCount(orderId) === 1, `B follows ${orderId}`);
+      // B's first subscriber on a master connects B to it (sharded pub/sub): seconds on a
+      // loaded host (CI: more than 5).
+      await waitFor(() => b.bus.subscriberCount(orderId) === 1, `B follows ${orderId}`, 15_000);
       const caller = callerContext();
       expect(
         (await restPublish(a, orderId, OrderStatus.Paid, { traceparent: caller.traceparent }))
@@ -79,5 +81,5 @@ describe('tracing across two instances on Redis Cluster', () => {
         'publishedAtUs',
       ]);
     }
-  });
+  }, 90_000);
 });
