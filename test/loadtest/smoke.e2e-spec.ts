@@ -175,11 +175,14 @@ if (elsewhere) {
       ...first,
       settings: { ...first.settings, scenarios: steps.map((s) => s.scenario) },
       runs: [first, ...rest].flatMap((r) => r.runs),
+      aborted: [first, ...rest].flatMap((r) => r.aborted ?? []),
     };
 
     // LOADTEST_SMOKE_OUT=dir keeps the smoke report (results.json, report.md, report.html).
     if (process.env.LOADTEST_SMOKE_OUT) writeOutputs(process.env.LOADTEST_SMOKE_OUT, report);
 
+    // A scenario that aborted says why here, before its missing runs are counted.
+    expect(report.aborted).toEqual([]);
     const scenarios = new Set(report.runs.map((r) => r.scenario));
     for (const s of steps) expect(scenarios).toContain(s.scenario);
     for (const s of DEFAULT_SUITE) expect(steps.map((x) => x.scenario)).toContain(s.scenario);
