@@ -19,6 +19,10 @@ async function countIn(registry: Registry): Promise<number> {
 }
 
 describe('countEveryGc', () => {
+  // A burst is seconds of CPU on a loaded host (CI: past Jest's 5 s beside the image build);
+  // nothing here measures time.
+  jest.setTimeout(30_000);
+
   it('counts every collection of a burst that Node delivers in one observer callback', async () => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
