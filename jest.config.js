@@ -60,7 +60,14 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,loadtest}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,loadtest}/**/*.spec.ts'],
+      // A bound for a hang, not a speed check: CI runs two Jest runs and an image build on
+      // two cores, where CPU-bound cases have passed Jest's 5 s default.
+      testTimeout: 15_000,
+    },
     {
       ...common,
       displayName: 'e2e',
