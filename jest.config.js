@@ -59,6 +59,11 @@ const common = {
 };
 
 module.exports = {
+  // One worker process (Jest's default here, one core less than the machine's two), recycled
+  // between spec files once its heap passes this: in band, one process held every spec's
+  // modules and grew past 2 GB, and full collections (the heap-weighing specs make many)
+  // slowed every later spec.
+  workerIdleMemoryLimit: '512MB',
   projects: [
     {
       ...common,

@@ -126,7 +126,7 @@ export function collect(
   call.on('error', () => undefined);
   const status = once<StatusObject>(call, 'status', timeoutMs);
   // A spec that fails before it awaits the status must fail alone: an unobserved
-  // rejection ten seconds later would end the whole in-band Jest run.
+  // rejection ten seconds later would end the Jest process and every spec file in it.
   status.catch(() => undefined);
   return { items, status };
 }

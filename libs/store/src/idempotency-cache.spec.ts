@@ -7,9 +7,9 @@ import {
 } from '../../contracts/src/testing/retained-heap';
 import { IdempotencyCache, idempotencyEntryBytes } from './idempotency-cache';
 
-// Weighing the heap in an in-band run: memory an earlier spec file releases between the
-// two readings can make one impossible (a negative size was seen in CI); each test here
-// builds its own structures, so a second run of it decides.
+// Weighing the heap in a process shared with other spec files: memory an earlier one
+// releases between the two readings can make one impossible (a negative size was seen in
+// CI); each test here builds its own structures, so a second run of it decides.
 jest.retryTimes(2, { logErrorsBeforeRetry: true });
 
 const event = (orderId: string, seq: number): OrderStatusChanged => ({

@@ -6,9 +6,9 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 /**
- * A spec that weighs the heap waits for it to settle, twice, under a loaded machine: late
- * in an in-band run the heap is large and two full collections take about half a second,
- * so fifty attempts per reading need most of a minute.
+ * A spec that weighs the heap waits for it to settle, twice, under a loaded machine: in a
+ * Jest process that has run many spec files the heap is large and two full collections
+ * take about half a second, so fifty attempts per reading need most of a minute.
  */
 export const HEAP_MEASURE_TIMEOUT_MS = 90_000;
 

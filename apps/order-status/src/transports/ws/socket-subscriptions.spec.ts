@@ -11,9 +11,9 @@ import type { EngineBackpressure } from './engine-backpressure';
 import type { OrdersSocket } from './orders-ws.events';
 import { SocketSubscriptions, wsSubscriptionBytes } from './socket-subscriptions';
 
-// Weighing the heap in an in-band run: memory an earlier spec file releases between the
-// two readings can make one impossible (a negative size was seen in CI); each test here
-// builds its own structures, so a second run of it decides.
+// Weighing the heap in a process shared with other spec files: memory an earlier one
+// releases between the two readings can make one impossible (a negative size was seen in
+// CI); each test here builds its own structures, so a second run of it decides.
 jest.retryTimes(2, { logErrorsBeforeRetry: true });
 
 /** Nothing is delivered in these specs: a socket and an engine that accept and never fill. */
