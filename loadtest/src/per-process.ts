@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Report } from './report/report-data';
+import type { AbortedScenario, Report } from './report/report-data';
 import type { RunResult } from './scenarios/result';
 
 /** The CLI entry a child runs (this tree is run by tsx, from source). */
@@ -44,7 +44,7 @@ export async function runPerProcess(
   aborted: () => boolean,
 ): Promise<Pick<Report, 'runs' | 'aborted'>> {
   const runs: RunResult[] = [];
-  const failed: NonNullable<Report['aborted']>[number][] = [];
+  const failed: AbortedScenario[] = [];
   for (const transport of transports) {
     if (aborted()) break;
     const out = mkdtempSync(join(tmpdir(), `loadtest-${transport}-`));

@@ -1,7 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { TRANSPORTS, type TransportName } from './clients/transport';
 import { portableArgv, portablePath } from './report/portable-path';
-import { machineInfo, RESULTS_SCHEMA, versions, type Report } from './report/report-data';
+import {
+  machineInfo,
+  RESULTS_SCHEMA,
+  versions,
+  type AbortedScenario,
+  type Report,
+} from './report/report-data';
 import type { RunResult } from './scenarios/result';
 import type { RunContext, TransportRun } from './scenarios/run-options';
 import { findScenario } from './scenarios/registry';
@@ -163,7 +169,7 @@ async function runSteps(o: SuiteOptions, pinned: boolean): Promise<Report> {
     aborted: o.aborted ?? (() => false),
   };
   const runs: RunResult[] = [];
-  const aborted: { scenario: string; error: string }[] = [];
+  const aborted: AbortedScenario[] = [];
   let processPerTransport = false;
   for (const step of o.steps) {
     if (ctx.aborted()) break;

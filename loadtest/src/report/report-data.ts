@@ -38,7 +38,12 @@ export interface Report {
   };
   readonly runs: readonly RunResult[];
   /** Scenarios that ended without their runs (a service that did not start, say), and why. */
-  readonly aborted?: readonly { readonly scenario: string; readonly error: string }[];
+  readonly aborted?: readonly AbortedScenario[];
+}
+
+export interface AbortedScenario {
+  readonly scenario: string;
+  readonly error: string;
 }
 
 function pkgVersion(name: string): string {
