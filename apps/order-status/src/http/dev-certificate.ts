@@ -1,5 +1,5 @@
 import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface TlsMaterial {
@@ -49,11 +49,12 @@ export async function loadTlsMaterial(opts: {
       await rm(paths.cert, { force: true });
       await rm(paths.key, { force: true });
     }
-    const pems = await makeCertificate();
-    await mkdir(opts.devCertDir, { recursive: true });
     // The key is the claim: created exclusively, so of starters racing (two instances on one
     // volume, two test runs in one checkout) one writes the pair and the others read it.
-    if (await claim(paths.key, pems.private)) {
+    // A key already there is another starter's claim: no pair is made only to be dropped.
+    const pems = (await exists(paths.key)) ? undefined : await makeCertificate();
+    await mkdir(opts.devCertDir, { recursive: true });
+    if (pems && (await claim(paths.key, pems.private))) {
       // Renamed into place last: a certificate on disk means its key is there, whole.
       const tmp = `${paths.cert}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
       await writeFile(tmp, pems.cert);
@@ -104,6 +105,15 @@ function usable(m: TlsMaterial): boolean {
     );
   } catch {
     return false; // not PEM at all: made again like a torn pair
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
