@@ -4,7 +4,7 @@ import {
   type TransportName,
   type WatchOptions,
 } from '@app/client/node';
-import { createServer } from 'node:net';
+import { refusedPort } from '../support/refused-port';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   ALL_TRANSPORTS,
@@ -24,15 +24,6 @@ const UNAUTHENTICATED_STATUS: Record<TransportName, number> = {
   longpoll: 401,
   grpc: 16,
 };
-
-/** A loopback port nothing listens on: one the system gave and took back. */
-async function refusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Failures that say why, on every transport: a connection that cannot be made names the

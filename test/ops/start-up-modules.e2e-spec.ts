@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTlsMaterial } from '../../apps/order-status/src/http/dev-certificate';
+import { refusedPort } from '../support/refused-port';
 import { spawnService, type ServiceProcess } from './service-process';
 
 /**
@@ -15,15 +15,6 @@ const PRELOAD = `process.on('SIGUSR2', () => {
   require('node:fs').writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache)));
   process.exit(0);
 });\n`;
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function loadedPackages(file: string): string[] {
   const files = JSON.parse(readFileSync(file, 'utf8')) as string[];
@@ -85,7 +76,7 @@ describe('modules loaded at start-up (production build)', () => {
     const loaded = await packagesLoaded({
       TLS_DEV_CERT_DIR: certDir,
       // Nothing listens there: the service starts not ready, after the connect timeout.
-      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      REDIS_URL: `redis://127.0.0.1:${await refusedPort()}`,
       REDIS_CONNECT_TIMEOUT_MS: '100',
     });
     expect(loaded).toContain('ioredis');

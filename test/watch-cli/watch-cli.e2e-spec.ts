@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { OrderStatus } from '@app/order-domain/order-status';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
+import { refusedPort } from '../support/refused-port';
 import { restartOnSamePorts } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -41,15 +41,6 @@ function startDefaultWatcher(
     ORDER_STATUS_TOKEN: '',
     ...env,
   });
-}
-
-/** A loopback port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function recreate(app: TestApp, ...statuses: OrderStatus[]): Promise<void> {
@@ -130,7 +121,7 @@ describe('watch CLI', () => {
   it.each(['sse', 'grpc'] as const)(
     '%s: names the URL and the cause, and exits 4 when it never connected',
     async (transport) => {
-      const port = String(await closedPort());
+      const port = String(await refusedPort());
       const w = startDefaultWatcher(
         transport,
         { HTTP_PORT: port, GRPC_PORT: port, ORDER_STATUS_TOKEN: DEFAULT_TEST_TOKEN },
