@@ -1,7 +1,7 @@
 import type { Page, Request, Response } from 'playwright-core';
 import { OrderStatus } from '@app/order-domain/order-status';
 import { launchBrowser, type Browser } from '../browser/browser';
-import { restartOnSamePorts } from '../support/restart-app';
+import { restartOnSamePorts, startRestartableApp } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -214,7 +214,7 @@ describe('client library in chromium: SSE with stream tickets', () => {
     // Each client is advised 100 ms plus up to 2 s at random: well above the watch's own
     // first backoff, so a watch that never read the advice shows it.
     const env = { SHUTDOWN_RECONNECT_JITTER_MS: '2000', SHUTDOWN_DRAIN_MS: '3000' };
-    const first = await startTestApp(env);
+    const first = await startRestartableApp(env);
     app = first;
     await shippedOrder(first, 'btr-1');
     const page = await openPage(browser, first);

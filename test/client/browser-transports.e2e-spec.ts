@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { OrderStatus } from '@app/order-domain/order-status';
 import type { TransportName } from '@app/client';
 import { launchBrowser, type Browser } from '../browser/browser';
-import { restartOnSamePorts } from '../support/restart-app';
+import { restartOnSamePorts, startRestartableApp } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -75,7 +75,7 @@ describe('client library in chromium', () => {
     it('resumes after a server restart, no sooner than the server advised', async () => {
       // No jitter: every client is advised the minimum (100 ms; long-poll: Retry-After 1 s).
       const env = { SHUTDOWN_RECONNECT_JITTER_MS: '0', SHUTDOWN_DRAIN_MS: '1500' };
-      const first = await startTestApp(env);
+      const first = await startRestartableApp(env);
       app = first;
       await shippedOrder(first, 'brs-1');
       page = await openPage(first);

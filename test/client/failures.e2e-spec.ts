@@ -4,7 +4,7 @@ import {
   type TransportName,
   type WatchOptions,
 } from '@app/client/node';
-import { refusedPort } from '../support/refused-port';
+import { stablePort } from '../support/stable-port';
 import { startTestApp, type TestApp } from '../support/test-app';
 import {
   ALL_TRANSPORTS,
@@ -60,7 +60,7 @@ describe.each(ALL_TRANSPORTS)('failures over %s (Node)', (transport: TransportNa
   }
 
   it('gives up on a refused connection within giveUpAfterMs, naming the URL and the cause', async () => {
-    const address = `127.0.0.1:${await refusedPort()}`;
+    const address = `127.0.0.1:${await stablePort()}`;
     const baseUrl = transport === 'grpc' ? address : `http://${address}`;
     const { watch, rec } = start({ baseUrl, giveUpAfterMs: 400 });
     const end = await watch.done;
@@ -82,7 +82,7 @@ describe.each(ALL_TRANSPORTS)('failures over %s (Node)', (transport: TransportNa
 
   it('stops after maxAttempts; an untrusted certificate says so', async () => {
     // gRPC listens in plaintext here: a refused connection stands in for the TLS case.
-    const baseUrl = transport === 'grpc' ? `127.0.0.1:${await refusedPort()}` : app.httpsUrl;
+    const baseUrl = transport === 'grpc' ? `127.0.0.1:${await stablePort()}` : app.httpsUrl;
     const { watch, rec } = start({ baseUrl, maxAttempts: 2 });
     const end = await watch.done;
     if (end.reason !== 'error') throw new Error(`ended ${end.reason}`);

@@ -5,7 +5,7 @@ import {
   type TransportName,
   type WatchOptions,
 } from '@app/client/node';
-import { restartOnSamePorts } from '../support/restart-app';
+import { restartOnSamePorts, startRestartableApp } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -111,7 +111,7 @@ describe.each(ALL_TRANSPORTS)('client library over %s (Node)', (transport: Trans
 
   it('resumes after a server restart, after the delay the server advised', async () => {
     const env = { SHUTDOWN_RECONNECT_JITTER_MS: '300', SHUTDOWN_DRAIN_MS: '2000' };
-    const first = await startTestApp(env);
+    const first = await startRestartableApp(env);
     app = first;
     await shippedOrder(first, 'rs-1');
     const { watch, rec } = start(first, 'rs-1');

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTlsMaterial } from '../../apps/order-status/src/http/dev-certificate';
-import { refusedPort } from '../support/refused-port';
+import { stablePort } from '../support/stable-port';
 import { spawnService, type ServiceProcess } from './service-process';
 
 /**
@@ -76,7 +76,7 @@ describe('modules loaded at start-up (production build)', () => {
     const loaded = await packagesLoaded({
       TLS_DEV_CERT_DIR: certDir,
       // Nothing listens there: the service starts not ready, after the connect timeout.
-      REDIS_URL: `redis://127.0.0.1:${await refusedPort()}`,
+      REDIS_URL: `redis://127.0.0.1:${await stablePort()}`,
       REDIS_CONNECT_TIMEOUT_MS: '100',
     });
     expect(loaded).toContain('ioredis');

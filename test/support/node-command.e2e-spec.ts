@@ -1,6 +1,6 @@
 import { nodeCommand } from './redis-cluster';
 import { RedisServer } from './redis-server';
-import { refusedPort } from './refused-port';
+import { stablePort } from './stable-port';
 import { stall } from './stall';
 
 /** The cluster harness's one-shot node command, on its own, against a real redis-server. */
@@ -29,7 +29,7 @@ describe('nodeCommand (the Redis Cluster harness)', () => {
   });
 
   it('fails at once on a port nobody listens on, not after the connect timeout', async () => {
-    const port = await refusedPort();
+    const port = await stablePort();
     const started = Date.now();
     await expect(nodeCommand(port, 'PING')).rejects.toThrow();
     // Refused by the kernel: well inside the 10 s connect timeout even on a busy host.

@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { stablePort } from './stable-port';
 
 /**
  * A TCP relay on a free loopback port in front of `127.0.0.1:targetPort` that a test can
@@ -19,11 +20,13 @@ export class TcpGate {
 
   static async listen(targetPort: number): Promise<TcpGate> {
     const server = createServer();
+    // Below the ephemeral range, so no other listener takes the port while crashed.
+    const port = await stablePort();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(port, '127.0.0.1', () => resolve());
     });
-    const gate = new TcpGate(server, (server.address() as { port: number }).port);
+    const gate = new TcpGate(server, port);
     server.on('connection', (client) => gate.relay(client, targetPort));
     return gate;
   }

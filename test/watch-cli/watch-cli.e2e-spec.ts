@@ -1,7 +1,7 @@
 import { OrderStatus } from '@app/order-domain/order-status';
 import { DEFAULT_TEST_TOKEN } from '../support/auth';
-import { refusedPort } from '../support/refused-port';
-import { restartOnSamePorts } from '../support/restart-app';
+import { stablePort } from '../support/stable-port';
+import { restartOnSamePorts, startRestartableApp } from '../support/restart-app';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import {
@@ -64,7 +64,7 @@ describe('watch CLI', () => {
   it('prints events on every transport and survives a server restart', async () => {
     // Short advice so the restart test stays quick; the CLI honours whatever it is told.
     const env = { SHUTDOWN_RECONNECT_JITTER_MS: '300', SHUTDOWN_DRAIN_MS: '2000' };
-    const first = await startTestApp(env);
+    const first = await startRestartableApp(env);
     app = first;
     await recreate(first, ...HISTORY);
     for (const t of TRANSPORTS) watchers.push(startWatcher(first, t));
@@ -121,7 +121,7 @@ describe('watch CLI', () => {
   it.each(['sse', 'grpc'] as const)(
     '%s: names the URL and the cause, and exits 4 when it never connected',
     async (transport) => {
-      const port = String(await refusedPort());
+      const port = String(await stablePort());
       const w = startDefaultWatcher(
         transport,
         { HTTP_PORT: port, GRPC_PORT: port, ORDER_STATUS_TOKEN: DEFAULT_TEST_TOKEN },

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { ephemeralPortFloor, refusedPort } from './refused-port';
+import { ephemeralPortFloor, stablePort } from './stable-port';
 
 function connectError(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -12,15 +12,15 @@ function connectError(port: number): Promise<string | undefined> {
   });
 }
 
-describe('refusedPort', () => {
-  it('is refused', async () => {
-    expect(await connectError(await refusedPort())).toBe('ECONNREFUSED');
+describe('stablePort', () => {
+  it('is refused until something listens there', async () => {
+    expect(await connectError(await stablePort())).toBe('ECONNREFUSED');
   });
 
   it('lies outside the ports the system hands to listen(0) and to clients', async () => {
     // A port from the ephemeral range can be given to another test's server between the
-    // pick and the connect (CI runs two Jest processes at once): the client then sees a reset.
+    // pick and its use (CI runs two Jest processes at once).
     const floor = ephemeralPortFloor();
-    for (let i = 0; i < 20; i++) expect(await refusedPort()).toBeLessThan(floor);
+    for (let i = 0; i < 20; i++) expect(await stablePort()).toBeLessThan(floor);
   });
 });
