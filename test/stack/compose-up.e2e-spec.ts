@@ -90,6 +90,20 @@ const VARIANTS: Record<string, Variant> = {
       return stdout;
     };
     const everyProfile = ['--profile', 'redis-cluster'];
+    /** Each container's health-check state and the stack's last log lines, for a failed `up`. */
+    const healthReport = async (profile: readonly string[]): Promise<string> => {
+      if (engine === undefined) return '(no daemon)';
+      try {
+        const ids = (await engine.docker(['ps', '-aq'])).split(/\s+/).filter(Boolean);
+        const fmt = '{{.Name}} {{.State.Status}} {{json .State.Health}}';
+        const health =
+          ids.length > 0 ? await engine.docker(['inspect', '--format', fmt, ...ids]) : '';
+        const logs = await compose([...profile, 'logs', '--no-color', '--tail', '30']);
+        return `${health}\n${logs}`;
+      } catch (err) {
+        return `(no health report: ${String(err)})`;
+      }
+    };
 
     beforeAll(async () => {
       try {
@@ -141,7 +155,11 @@ const VARIANTS: Record<string, Variant> = {
         if (engine === undefined) return; // SKIPPED above, with the daemon's reason
         const v = VARIANTS[name];
         [ports.http, ports.https, ports.grpc] = await freePorts(3);
-        await compose([...v.profile, 'up', '--build', '-d', ...v.up], UP_TIMEOUT_MS);
+        await compose([...v.profile, 'up', '--build', '-d', ...v.up], UP_TIMEOUT_MS).catch(
+          async (err: unknown) => {
+            throw new Error(`${String(err)}\n${await healthReport(v.profile)}`);
+          },
+        );
         const health = async (service: string) => {
           const id = (await compose([...v.profile, 'ps', '-q', service])).trim();
           return engine?.docker(['inspect', '--format', '{{.State.Health.Status}}', id]);
