@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePorts } from '../../deploy/stack/free-ports';
 import { REDIS_SERVER_BIN } from './redis-server';
 import { waitFor } from './wait-for';
+import { stablePorts } from './stable-port';
 
 /** Debian's redis-cli (package redis-tools); REDIS_CLI_BIN overrides. */
 export const REDIS_CLI_BIN = process.env.REDIS_CLI_BIN ?? 'redis-cli';
@@ -67,7 +67,7 @@ export class RedisCluster {
     opts: { masters?: number; nodeTimeoutMs?: number } = {},
   ): Promise<RedisCluster> {
     const masters = opts.masters ?? 3;
-    const ports = await freePorts(masters * 4);
+    const ports = await stablePorts(masters * 4);
     const cluster = new RedisCluster(
       ports.slice(0, masters * 2),
       mkdtempSync(join(tmpdir(), 'order-status-redis-cluster-')),

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../deploy/stack/free-ports';
+import { stablePort } from './stable-port';
 
 /** Debian's redis-server; REDIS_SERVER_BIN overrides. */
 export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -18,10 +18,11 @@ export interface RedisServerOptions {
 }
 
 /**
- * A private redis-server on a free loopback port, for tests: never the machine's shared
- * Redis on 6379. `stop()` kills it (SIGKILL, as a crash), `start()` brings it back on the
- * same port (with its data when persistent), `freeze()` and `thaw()` stop and continue it,
- * `shutdown()` kills it and removes its files.
+ * A private redis-server on a loopback port of its own, for tests: never the machine's
+ * shared Redis on 6379. `stop()` kills it (SIGKILL, as a crash), `start()` brings it back
+ * on the same port (a `stablePort`, so nothing took it meanwhile; with its data when
+ * persistent), `freeze()` and `thaw()` stop and continue it, `shutdown()` kills it and
+ * removes its files.
  */
 export class RedisServer {
   private proc?: ChildProcess;
@@ -35,7 +36,7 @@ export class RedisServer {
   }
 
   static async launch(opts: RedisServerOptions = {}): Promise<RedisServer> {
-    const server = new RedisServer(await freePort(), opts.persistent ?? false);
+    const server = new RedisServer(await stablePort(), opts.persistent ?? false);
     await server.start();
     return server;
   }
@@ -121,5 +122,3 @@ export class RedisServer {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
-/** A port that was free a moment ago (the OS picks it; the caller binds it next). */

@@ -37,3 +37,12 @@ export async function stablePort(): Promise<number> {
   }
   throw new Error(`no free loopback port found in ${first}-${floor - 1}`);
 }
+
+/** `count` different ports as `stablePort` gives them. */
+export async function stablePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  for (let tries = 0; ports.size < count && tries < count * 10; tries++)
+    ports.add(await stablePort());
+  if (ports.size < count) throw new Error(`only ${ports.size} of ${count} stable ports found`);
+  return [...ports];
+}
