@@ -14,10 +14,11 @@ export async function startRestartableApp(env: Record<string, string>): Promise<
 }
 
 /**
- * Closes `first` (started by `startRestartableApp`) and starts a fresh service on its HTTP and gRPC ports, so clients that
- * were connected reconnect to the address they know, as after a deploy. `current` is told
- * which app is running at each step (none between the close and the start), so a suite's
- * afterEach never closes an app twice nor misses the new one.
+ * Closes `first` (started by `startRestartableApp`) and starts a fresh service on its HTTP
+ * and gRPC ports, so clients that were connected reconnect to the address they know, as
+ * after a deploy. `current` is told which app is running at each step (none between the
+ * close and the start), so a suite's afterEach never closes an app twice nor misses the
+ * new one.
  */
 export async function restartOnSamePorts(
   first: TestApp,

@@ -41,8 +41,9 @@ export async function stablePort(): Promise<number> {
 /** `count` different ports as `stablePort` gives them. */
 export async function stablePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
-  for (let tries = 0; ports.size < count && tries < count * 10; tries++)
+  for (let tries = 0; ports.size < count && tries < count * 10; tries++) {
     ports.add(await stablePort());
+  }
   if (ports.size < count) throw new Error(`only ${ports.size} of ${count} stable ports found`);
   return [...ports];
 }
