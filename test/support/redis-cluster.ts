@@ -73,8 +73,8 @@ export class RedisCluster {
       mkdtempSync(join(tmpdir(), 'order-status-redis-cluster-')),
       opts.nodeTimeoutMs ?? CLUSTER_NODE_TIMEOUT_MS,
     );
-    // The cluster bus defaults to port + 10,000, which may be taken or above 65,535 for
-    // an ephemeral port: each node gets a free one of its own.
+    // The cluster bus defaults to port + 10,000, which may be taken (it falls in the
+    // ephemeral range): each node gets a stable one of its own, kept across restarts.
     cluster.ports.forEach((p, i) => cluster.busPorts.set(p, ports[masters * 2 + i]));
     try {
       await Promise.all(cluster.ports.map((p) => cluster.startNode(p)));

@@ -26,7 +26,8 @@ function bindable(port: number): Promise<boolean> {
  * refused (a client that cannot connect) or to get the same port back (a server restarted
  * where its clients reconnect). A port the system gave out and took back can go to another
  * process's `listen(0)` meanwhile (CI runs two Jest processes at once): the client then
- * sees a reset, or the restart fails with EADDRINUSE.
+ * sees a reset, or the restart fails with EADDRINUSE. A port bound once and kept needs
+ * none of this: `freePorts` (deploy/stack/free-ports.ts) picks those.
  */
 export async function stablePort(): Promise<number> {
   const floor = ephemeralPortFloor();
